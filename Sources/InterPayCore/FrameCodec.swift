@@ -1,0 +1,118 @@
+import Foundation
+
+/// Turns `PaymentMessage`s into frames and back: a 4-byte big-endian length, then that many bytes of UTF-8 JSON.
+///
+/// Pure bytes in, bytes out: no I/O. The length prefix is checked against `maxFrameSize` before any body byte is
+/// looked at, so an announced 4 GiB frame costs nothing. Output is canonical: compact JSON with sorted keys.
+public struct FrameCodec: Sendable {
+    /// Size of the length prefix in bytes.
+    public static let prefixLength = 4
+
+    /// The largest body accepted and produced; at most `Limits.maxFrameSize`.
+    public let maxFrameSize: Int
+
+    /// A codec with the protocol's 64 KiB limit or a lower one.
+    public init(maxFrameSize: Int = Limits.maxFrameSize) {
+        precondition(maxFrameSize > 0 && maxFrameSize <= Limits.maxFrameSize, "frame limit out of range")
+        self.maxFrameSize = maxFrameSize
+    }
+
+    // MARK: Encoding
+
+    /// Encodes a message as its JSON body (no prefix).
+    public func encodeBody(_ message: PaymentMessage) throws(FrameEncodingError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body: Data
+        do {
+            body = try encoder.encode(message)
+        } catch {
+            throw .encodingFailed(String(describing: error))
+        }
+        guard body.count <= maxFrameSize else { throw .tooLarge(body.count, limit: maxFrameSize) }
+        return Array(body)
+    }
+
+    /// Encodes a message as a complete frame: length prefix and body.
+    public func encode(_ message: PaymentMessage) throws(FrameEncodingError) -> [UInt8] {
+        let body = try encodeBody(message)
+        let length = UInt32(body.count)
+        var frame: [UInt8] = [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)]
+        frame.reserveCapacity(Self.prefixLength + body.count)
+        frame += body
+        return frame
+    }
+
+    // MARK: Decoding
+
+    /// Reads the length prefix at the start of `bytes` and checks it against the limit.
+    ///
+    /// Returns nil when fewer than 4 bytes are available yet (a stream decoder waits for more).
+    public func bodyLength(in bytes: some Collection<UInt8>) throws(FrameError) -> Int? {
+        guard bytes.count >= Self.prefixLength else { return nil }
+        var length: UInt32 = 0
+        for byte in bytes.prefix(Self.prefixLength) { length = length << 8 | UInt32(byte) }
+        guard length <= maxFrameSize else { throw .oversize(length: length, limit: maxFrameSize) }
+        guard length > 0 else { throw .invalidJSON("empty body") }
+        return Int(length)
+    }
+
+    /// Decodes exactly one complete frame that fills all of `bytes`.
+    public func decode(_ bytes: some Collection<UInt8>) throws(FrameError) -> PaymentMessage {
+        guard let length = try bodyLength(in: bytes) else {
+            throw .truncated(expected: Self.prefixLength, available: bytes.count)
+        }
+        let available = bytes.count - Self.prefixLength
+        guard available >= length else { throw .truncated(expected: length, available: available) }
+        guard available == length else {
+            throw .invalidJSON("\(available - length) bytes after the end of the frame")
+        }
+        return try decodeBody(bytes.dropFirst(Self.prefixLength))
+    }
+
+    /// Decodes a frame body (the JSON, without prefix).
+    public func decodeBody(_ body: some Collection<UInt8>) throws(FrameError) -> PaymentMessage {
+        guard body.count <= maxFrameSize else { throw .oversize(length: UInt32(clamping: body.count), limit: maxFrameSize) }
+        let data = Data(body)
+        guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        do {
+            return try JSONDecoder().decode(PaymentMessage.self, from: data)
+        } catch let error as FrameError {
+            throw error
+        } catch let error as DecodingError {
+            throw Self.frameError(for: error, body: data)
+        } catch {
+            throw .invalidJSON(String(describing: error))
+        }
+    }
+
+    /// Maps Foundation's decoding errors to the protocol's error classes.
+    private static func frameError(for error: DecodingError, body: Data) -> FrameError {
+        func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            (codingPath + (last.map { [$0] } ?? [])).map { key in
+                key.intValue.map { "[\($0)]" } ?? key.stringValue
+            }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return .missingField(path(context.codingPath, key))
+        case .valueNotFound(_, let context):
+            return context.codingPath.isEmpty
+                ? .invalidJSON(context.debugDescription) : .invalidField(path(context.codingPath), detail: "null")
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // Foundation reports a number that does not fit its field (12.5 or -1 for an unsigned integer) as
+            // "not valid JSON" at the root. Only on this error path, tell the two apart with a plain parse.
+            guard (try? JSONSerialization.jsonObject(with: body)) is [String: Any] else {
+                return .invalidJSON(context.debugDescription)
+            }
+            return .invalidField("(number)", detail: "a number is not an integer or is out of range")
+        case .typeMismatch(_, let context), .dataCorrupted(let context):
+            // An error at the root means the body itself is not a JSON object.
+            return context.codingPath.isEmpty
+                ? .invalidJSON(context.debugDescription)
+                : .invalidField(path(context.codingPath), detail: context.debugDescription)
+        @unknown default:
+            return .invalidJSON(String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Protocol limits shared by every implementation (see `protocol/PROTOCOL.md`). Lengths of text are counted in
+/// Unicode code points, as JSON Schema's `maxLength` does.
+public enum Limits {
+    /// The largest frame body a peer must accept: 64 KiB.
+    public static let maxFrameSize = 65_536
+    /// Longest memo on a request.
+    public static let maxMemoLength = 200
+    /// Longest category on a request.
+    public static let maxCategoryLength = 40
+    /// Longest display name (a DNS-SD instance name label is at most 63 bytes).
+    public static let maxNameLength = 63
+    /// Longest free text in `reject`, `error` and `close`.
+    public static let maxReasonLength = 200
+    /// Longest agent string in `hello`.
+    public static let maxAgentLength = 64
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes a string whose length in code points lies in `range`.
+    func decodeText(forKey key: Key, length range: ClosedRange<Int>) throws -> String {
+        let text = try decode(String.self, forKey: key)
+        guard range.contains(text.unicodeScalars.count) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "length \(text.unicodeScalars.count) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
+        return text
+    }
+
+    /// Decodes an optional string whose length, when present, lies in `range`.
+    func decodeTextIfPresent(forKey key: Key, length range: ClosedRange<Int>) throws -> String? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeText(forKey: key, length: range)
+    }
+}

@@ -1,0 +1,62 @@
+public import Foundation
+
+extension PaymentMessage {
+    /// The `error` frame: a frame or the session was refused.
+    public struct ErrorFrame: Sendable, Hashable, Codable {
+        /// Machine-readable code, e.g. `unsupported-version`.
+        public let code: Code
+        /// Text for logs, at most `Limits.maxReasonLength` code points.
+        public let message: String
+        /// The `messageID` of the frame concerned, when there is one.
+        public let ref: UUID?
+
+        /// Builds the frame body.
+        public init(code: Code, message: String, ref: UUID? = nil) {
+            self.code = code
+            self.message = message
+            self.ref = ref
+        }
+
+        /// An error code. Codes are open-ended: a peer may receive codes it does not know.
+        public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+            /// The code's wire text.
+            public let rawValue: String
+            /// Wraps a wire text.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public var description: String { rawValue }
+
+            /// No protocol version in common.
+            public static let unsupportedVersion = Code(rawValue: "unsupported-version")
+            /// The frame could not be decoded.
+            public static let malformedFrame = Code(rawValue: "malformed-frame")
+            /// The frame's type is not known to the receiver.
+            public static let unknownType = Code(rawValue: "unknown-type")
+            /// The frame names a payment the receiver does not have.
+            public static let unknownPayment = Code(rawValue: "unknown-payment")
+            /// The sender may not do this (e.g. a payer sending `cancel`).
+            public static let notAuthorized = Code(rawValue: "not-authorized")
+            /// A limit was exceeded (size, rate, pending requests).
+            public static let limitExceeded = Code(rawValue: "limit-exceeded")
+            /// The receiver failed internally; the frame may be resent later.
+            public static let `internal` = Code(rawValue: "internal")
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case code, message, ref
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.code = try container.decode(Code.self, forKey: .code)
+            self.message = try container.decodeText(forKey: .message, length: 0...Limits.maxReasonLength)
+            self.ref = try container.decodeIfPresent(UUID.self, forKey: .ref)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(message, forKey: .message)
+            try container.encodeIfPresent(ref?.wireString, forKey: .ref)
+        }
+    }
+}

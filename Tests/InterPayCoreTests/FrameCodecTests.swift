@@ -1,0 +1,102 @@
+import Foundation
+import InterPayCore
+import Testing
+
+@Suite("Frame codec")
+struct FrameCodecTests {
+    static let codec = FrameCodec()
+
+    /// One frame of every type, optional fields both present and absent.
+    static func everyFrame() throws -> [PaymentMessage] {
+        let payment = try Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 1_795_000_900))
+        let bare = try Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 60), memo: "", category: nil)
+        let message = UUID(uuidString: "a3bb189e-8bf9-3888-9912-ace4e6543002")!
+        return [
+            .hello(.init(minVersion: 1, maxVersion: 1, name: "Alice's laptop", capabilities: ["payments"],
+                         agent: "interpayd/0.1.0")),
+            .hello(.init(minVersion: 1, maxVersion: 3, name: "Ölé ☕", capabilities: [], agent: "")),
+            .request(.init(messageID: message, payment: payment)),
+            .request(.init(messageID: message, payment: bare)),
+            .cancel(.init(messageID: message, paymentID: payment.id)),
+            .accept(.init(messageID: message, paymentID: payment.id)),
+            .reject(.init(messageID: message, paymentID: payment.id, reason: "not me")),
+            .reject(.init(messageID: message, paymentID: payment.id, reason: nil)),
+            .ack(.init(ackedID: message, paymentID: payment.id, state: .accepted, reasonCode: nil)),
+            .ack(.init(ackedID: message, paymentID: payment.id, state: .cancelled, reasonCode: .alreadyCancelled)),
+            .error(.init(code: .unsupportedVersion, message: "no common version", ref: nil)),
+            .error(.init(code: .unknownPayment, message: "unknown payment", ref: message)),
+            .ping(nonce: 42), .pong(nonce: UInt64.max), .close(reason: "shutting down"),
+        ]
+    }
+
+    @Test("every frame type survives encode → decode, and encoding is canonical")
+    func roundTrip() throws {
+        let frames = try Self.everyFrame()
+        #expect(Set(frames.map(\.type)) == Set(PaymentMessage.FrameType.allCases))
+        for frame in frames {
+            let bytes = try Self.codec.encode(frame)
+            #expect(try Self.codec.decode(bytes) == frame)
+            // Canonical: sorted keys, compact, and the same bytes again after a round trip.
+            #expect(try Self.codec.encode(Self.codec.decode(bytes)) == bytes)
+            let body = String(decoding: bytes.dropFirst(4), as: UTF8.self)
+            #expect(!body.contains(" :") && !body.contains(", "))
+            let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            #expect(length == bytes.count - 4)
+        }
+    }
+
+    @Test("the length prefix is checked before anything is buffered")
+    func oversizeFromPrefix() throws {
+        #expect(throws: FrameError.oversize(length: 0xFFFF_FFFF, limit: 65_536)) {
+            try Self.codec.bodyLength(in: [0xFF, 0xFF, 0xFF, 0xFF])
+        }
+        #expect(throws: FrameError.oversize(length: 65_537, limit: 65_536)) {
+            try Self.codec.decode([0x00, 0x01, 0x00, 0x01])
+        }
+        let small = FrameCodec(maxFrameSize: 100)
+        #expect(throws: FrameError.oversize(length: 101, limit: 100)) { try small.bodyLength(in: [0, 0, 0, 101]) }
+        #expect(throws: Never.self) { _ = try small.bodyLength(in: [0, 0, 0, 100]) }
+        #expect(try Self.codec.bodyLength(in: [0, 0, 1]) == nil)
+    }
+
+    @Test("truncated input is reported, not waited for")
+    func truncated() throws {
+        let bytes = try Self.codec.encode(.ping(nonce: 1))
+        #expect(throws: FrameError.truncated(expected: 4, available: 2)) { try Self.codec.decode(bytes.prefix(2)) }
+        #expect(throws: FrameError.truncated(expected: bytes.count - 4, available: bytes.count - 5)) {
+            try Self.codec.decode(bytes.dropLast())
+        }
+    }
+
+    @Test("encoding refuses a frame over the limit")
+    func encodeLimit() throws {
+        let small = FrameCodec(maxFrameSize: 32)
+        #expect(throws: FrameEncodingError.self) { try small.encode(.close(reason: String(repeating: "x", count: 100))) }
+    }
+
+    @Test("decoding errors are typed", arguments: [
+        (#"{"type":"ping"}"#, "missing-field"),
+        (#"{"nonce":1}"#, "missing-field"),
+        (#"{"type":"teleport"}"#, "unknown-type"),
+        (#"{"type":"ping","nonce":"1"}"#, "invalid-field"),
+        (#"{"type":"ping","nonce":-1}"#, "invalid-field"),
+        (#"[1,2]"#, "invalid-json"),
+        (#"{"type":"ping","#, "invalid-json"),
+        (#"{"type":"ack","ackedID":"x","paymentID":"y","state":"done"}"#, "invalid-field"),
+        (#"{"type":"hello","minVersion":2,"maxVersion":1,"name":"a","capabilities":[],"agent":""}"#, "invalid-field"),
+        (#"{"type":"ping","nonce":1,"future":{"x":[1]}}"#, "ok"),
+    ])
+    func typedErrors(json: String, code: String) {
+        do {
+            _ = try Self.codec.decodeBody(Array(json.utf8))
+            #expect(code == "ok")
+        } catch {
+            #expect(error.code == code, "\(error)")
+        }
+    }
+
+    @Test("invalid UTF-8 is refused")
+    func invalidUTF8() {
+        #expect(throws: FrameError.invalidUTF8) { try Self.codec.decodeBody([0x7B, 0xFF, 0xFE, 0x7D]) }
+    }
+}
