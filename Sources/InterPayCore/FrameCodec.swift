@@ -37,7 +37,9 @@ public struct FrameCodec: Sendable {
     public func encode(_ message: PaymentMessage) throws(FrameEncodingError) -> [UInt8] {
         let body = try encodeBody(message)
         let length = UInt32(body.count)
-        var frame: [UInt8] = [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)]
+        var frame: [UInt8] = [
+            UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF),
+        ]
         frame.reserveCapacity(Self.prefixLength + body.count)
         frame += body
         return frame
@@ -72,7 +74,9 @@ public struct FrameCodec: Sendable {
 
     /// Decodes a frame body (the JSON, without prefix).
     public func decodeBody(_ body: some Collection<UInt8>) throws(FrameError) -> PaymentMessage {
-        guard body.count <= maxFrameSize else { throw .oversize(length: UInt32(clamping: body.count), limit: maxFrameSize) }
+        guard body.count <= maxFrameSize else {
+            throw .oversize(length: UInt32(clamping: body.count), limit: maxFrameSize)
+        }
         let data = Data(body)
         guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
         do {

@@ -22,7 +22,8 @@ extension KeyedDecodingContainer {
         guard range.contains(text.unicodeScalars.count) else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: self,
-                debugDescription: "length \(text.unicodeScalars.count) is outside \(range.lowerBound)...\(range.upperBound)")
+                debugDescription:
+                    "length \(text.unicodeScalars.count) is outside \(range.lowerBound)...\(range.upperBound)")
         }
         return text
     }

@@ -23,8 +23,10 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
     public private(set) var isConfirmed: Bool
 
     /// Restores a lifecycle from storage, or starts one.
-    public init(paymentID: UUID, role: PaymentRole, expiresAt: Timestamp, state: PaymentState = .pending,
-                isConfirmed: Bool = true) {
+    public init(
+        paymentID: UUID, role: PaymentRole, expiresAt: Timestamp, state: PaymentState = .pending,
+        isConfirmed: Bool = true
+    ) {
         self.paymentID = paymentID
         self.role = role
         self.expiresAt = expiresAt
@@ -40,7 +42,9 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
 
     /// Starts the payer's side from a received `request`: `pending`, or `expired` when it arrived too late.
     /// Either way the request is acknowledged with the resulting state.
-    public static func receivedRequest(_ payment: PaymentRequest, messageID: UUID, now: Timestamp)
+    public static func receivedRequest(
+        _ payment: PaymentRequest, messageID: UUID, now: Timestamp
+    )
         -> (PaymentLifecycle, [Action])
     {
         var lifecycle = PaymentLifecycle(paymentID: payment.id, role: .payer, expiresAt: payment.expiresAt)
@@ -109,11 +113,13 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         var actions: [Action] = []
         switch (role, event) {
         case (.payer, .localAccept(let messageID)):
-            payerDecides(.accepted, frame: .accept(.init(messageID: messageID, paymentID: paymentID)), now: now,
-                         actions: &actions)
+            payerDecides(
+                .accepted, frame: .accept(.init(messageID: messageID, paymentID: paymentID)), now: now,
+                actions: &actions)
         case (.payer, .localReject(let messageID, let reason)):
-            payerDecides(.rejected, frame: .reject(.init(messageID: messageID, paymentID: paymentID, reason: reason)),
-                         now: now, actions: &actions)
+            payerDecides(
+                .rejected, frame: .reject(.init(messageID: messageID, paymentID: paymentID, reason: reason)),
+                now: now, actions: &actions)
         case (.payee, .localCancel(let messageID)):
             expireIfDue(now: now, actions: &actions)
             if let reason = state.conflictReason {
@@ -161,8 +167,10 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
 
     // MARK: Helpers
 
-    private mutating func payerDecides(_ decision: PaymentState, frame: PaymentMessage, now: Timestamp,
-                                       actions: inout [Action]) {
+    private mutating func payerDecides(
+        _ decision: PaymentState, frame: PaymentMessage, now: Timestamp,
+        actions: inout [Action]
+    ) {
         expireIfDue(now: now, actions: &actions)
         if let reason = state.conflictReason {
             actions.append(.refuse(.conflict(reason)))
@@ -172,8 +180,10 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         }
     }
 
-    private mutating func payeeReceivesDecision(_ decision: PaymentState, messageID: UUID, now: Timestamp,
-                                                actions: inout [Action]) {
+    private mutating func payeeReceivesDecision(
+        _ decision: PaymentState, messageID: UUID, now: Timestamp,
+        actions: inout [Action]
+    ) {
         expireIfDue(now: now, actions: &actions)
         switch state {
         case .pending:

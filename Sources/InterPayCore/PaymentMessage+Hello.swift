@@ -37,7 +37,8 @@ extension PaymentMessage {
             let minVersion = try container.decode(Int.self, forKey: .minVersion)
             let maxVersion = try container.decode(Int.self, forKey: .maxVersion)
             guard minVersion >= 1 else {
-                throw DecodingError.dataCorruptedError(forKey: .minVersion, in: container, debugDescription: "must be ≥ 1")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .minVersion, in: container, debugDescription: "must be ≥ 1")
             }
             guard maxVersion >= minVersion else {
                 throw DecodingError.dataCorruptedError(

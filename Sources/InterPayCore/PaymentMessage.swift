@@ -95,8 +95,10 @@ extension PaymentMessage: Codable {
         case .reject: self = .reject(try Rejection(from: decoder))
         case .ack: self = .ack(try Acknowledgement(from: decoder))
         case .error: self = .error(try ErrorFrame(from: decoder))
-        case .ping: self = .ping(nonce: try decoder.container(keyedBy: NonceKey.self).decode(UInt64.self, forKey: .nonce))
-        case .pong: self = .pong(nonce: try decoder.container(keyedBy: NonceKey.self).decode(UInt64.self, forKey: .nonce))
+        case .ping:
+            self = .ping(nonce: try decoder.container(keyedBy: NonceKey.self).decode(UInt64.self, forKey: .nonce))
+        case .pong:
+            self = .pong(nonce: try decoder.container(keyedBy: NonceKey.self).decode(UInt64.self, forKey: .nonce))
         case .close:
             self = .close(
                 reason: try decoder.container(keyedBy: ReasonKey.self)

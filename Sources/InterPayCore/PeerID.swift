@@ -151,7 +151,8 @@ extension PeerID: Codable {
         }
         // On the wire only the canonical form is accepted: upper case, dashes in place, no look-alikes.
         guard description == text else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "peer ID '\(text)' is not canonical")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "peer ID '\(text)' is not canonical")
         }
     }
 

@@ -25,8 +25,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// This time moved by a number of seconds.
     public func adding(seconds: Int64) -> Timestamp {
-        Timestamp(secondsSince1970: secondsSince1970.addingReportingOverflow(seconds).overflow
-            ? Int64.max : secondsSince1970 + seconds)
+        Timestamp(
+            secondsSince1970: secondsSince1970.addingReportingOverflow(seconds).overflow
+                ? Int64.max : secondsSince1970 + seconds)
     }
 
     public var description: String { date.formatted(.iso8601) }

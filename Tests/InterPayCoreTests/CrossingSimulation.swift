@@ -22,12 +22,15 @@ enum CrossingSimulation {
         var now: Timestamp { expired ? Timestamp(secondsSince1970: 1_000) : Timestamp(secondsSince1970: 100) }
     }
 
-    static func explore(payerMove: PaymentLifecycleTests.PayerMove, payeeMove: PaymentLifecycleTests.PayeeMove)
-        -> [Outcome]
+    static func explore(
+        payerMove: PaymentLifecycleTests.PayerMove, payeeMove: PaymentLifecycleTests.PayeeMove
+    )
+        throws -> [Outcome]
     {
-        let payment = try! Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 1_000))  // fixture is valid
+        let payment = try Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 1_000))
         let (payee, _) = PaymentLifecycle.newRequest(payment, messageID: UUID())
-        let (payer, _) = PaymentLifecycle.receivedRequest(payment, messageID: UUID(), now: Timestamp(secondsSince1970: 1))
+        let (payer, _) = PaymentLifecycle.receivedRequest(
+            payment, messageID: UUID(), now: Timestamp(secondsSince1970: 1))
         var outcomes: [Outcome] = []
         var stack = [World(payer: payer, payee: payee)]
         while var world = stack.popLast() {
@@ -35,7 +38,8 @@ enum CrossingSimulation {
             if !world.payerMoved && payerMove != .none {
                 var w = world
                 w.payerMoved = true
-                let event: PaymentLifecycle.Event = payerMove == .accept
+                let event: PaymentLifecycle.Event =
+                    payerMove == .accept
                     ? .localAccept(messageID: UUID()) : .localReject(messageID: UUID(), reason: nil)
                 w.toPayee += sends(w.payer.handle(event, now: w.now))
                 w.trace.append("payer \(payerMove)")
@@ -84,7 +88,9 @@ enum CrossingSimulation {
     }
 
     /// Feeds a frame to a lifecycle and returns the acks it answers with.
-    private static func deliver(_ frame: PaymentMessage, to lifecycle: inout PaymentLifecycle, now: Timestamp)
+    private static func deliver(
+        _ frame: PaymentMessage, to lifecycle: inout PaymentLifecycle, now: Timestamp
+    )
         -> [PaymentMessage]
     {
         let event: PaymentLifecycle.Event

@@ -10,10 +10,12 @@ struct FrameCodecTests {
     static func everyFrame() throws -> [PaymentMessage] {
         let payment = try Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 1_795_000_900))
         let bare = try Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 60), memo: "", category: nil)
-        let message = UUID(uuidString: "a3bb189e-8bf9-3888-9912-ace4e6543002")!
+        let message = Fixtures.fixedUUID(2)
         return [
-            .hello(.init(minVersion: 1, maxVersion: 1, name: "Alice's laptop", capabilities: ["payments"],
-                         agent: "interpayd/0.1.0")),
+            .hello(
+                .init(
+                    minVersion: 1, maxVersion: 1, name: "Alice's laptop", capabilities: ["payments"],
+                    agent: "interpayd/0.1.0")),
             .hello(.init(minVersion: 1, maxVersion: 3, name: "Ölé ☕", capabilities: [], agent: "")),
             .request(.init(messageID: message, payment: payment)),
             .request(.init(messageID: message, payment: bare)),
@@ -71,21 +73,28 @@ struct FrameCodecTests {
     @Test("encoding refuses a frame over the limit")
     func encodeLimit() throws {
         let small = FrameCodec(maxFrameSize: 32)
-        #expect(throws: FrameEncodingError.self) { try small.encode(.close(reason: String(repeating: "x", count: 100))) }
+        #expect(throws: FrameEncodingError.self) {
+            try small.encode(.close(reason: String(repeating: "x", count: 100)))
+        }
     }
 
-    @Test("decoding errors are typed", arguments: [
-        (#"{"type":"ping"}"#, "missing-field"),
-        (#"{"nonce":1}"#, "missing-field"),
-        (#"{"type":"teleport"}"#, "unknown-type"),
-        (#"{"type":"ping","nonce":"1"}"#, "invalid-field"),
-        (#"{"type":"ping","nonce":-1}"#, "invalid-field"),
-        (#"[1,2]"#, "invalid-json"),
-        (#"{"type":"ping","#, "invalid-json"),
-        (#"{"type":"ack","ackedID":"x","paymentID":"y","state":"done"}"#, "invalid-field"),
-        (#"{"type":"hello","minVersion":2,"maxVersion":1,"name":"a","capabilities":[],"agent":""}"#, "invalid-field"),
-        (#"{"type":"ping","nonce":1,"future":{"x":[1]}}"#, "ok"),
-    ])
+    @Test(
+        "decoding errors are typed",
+        arguments: [
+            (#"{"type":"ping"}"#, "missing-field"),
+            (#"{"nonce":1}"#, "missing-field"),
+            (#"{"type":"teleport"}"#, "unknown-type"),
+            (#"{"type":"ping","nonce":"1"}"#, "invalid-field"),
+            (#"{"type":"ping","nonce":-1}"#, "invalid-field"),
+            (#"[1,2]"#, "invalid-json"),
+            (#"{"type":"ping","#, "invalid-json"),
+            (#"{"type":"ack","ackedID":"x","paymentID":"y","state":"done"}"#, "invalid-field"),
+            (
+                #"{"type":"hello","minVersion":2,"maxVersion":1,"name":"a","capabilities":[],"agent":""}"#,
+                "invalid-field"
+            ),
+            (#"{"type":"ping","nonce":1,"future":{"x":[1]}}"#, "ok"),
+        ])
     func typedErrors(json: String, code: String) {
         do {
             _ = try Self.codec.decodeBody(Array(json.utf8))

@@ -3,8 +3,8 @@ import InterPayCore
 
 /// Compact text forms of lifecycle events and actions, so that transition tables read like a specification.
 enum LifecycleHarness {
-    static let paymentID = UUID(uuidString: "6f1c0e7a-0000-4000-8000-000000000001")!
-    static let messageID = UUID(uuidString: "6f1c0e7a-0000-4000-8000-0000000000aa")!
+    static let paymentID = Fixtures.fixedUUID(1)
+    static let messageID = Fixtures.fixedUUID(0xaa)
     static let expiresAt = Timestamp(secondsSince1970: 1_000)
     static let early = Timestamp(secondsSince1970: 500)
     static let late = Timestamp(secondsSince1970: 1_000)
@@ -51,7 +51,7 @@ enum LifecycleHarness {
     static func row(role: PaymentRole, state: PaymentState, confirmed: Bool, event: String, late: Bool) -> String {
         var lifecycle = PaymentLifecycle(
             paymentID: paymentID, role: role, expiresAt: expiresAt, state: state, isConfirmed: confirmed)
-        let input = events.first { $0.0 == event }!.1
+        guard let input = events.first(where: { $0.0 == event })?.1 else { return "unknown event \(event)" }
         let actions = lifecycle.handle(input, now: late ? Self.late : early)
         let rendered = actions.map(render).joined(separator: " ")
         return "\(role.rawValue) \(render(state, confirmed: confirmed)) \(event) \(late ? "late" : "early") => "

@@ -4,19 +4,21 @@ import Testing
 
 @Suite("Money and currency codes")
 struct MoneyTests {
-    @Test("parses and formats with the currency's minor digits", arguments: [
-        ("12.5", "MXN", Int64(1250), "12.50"),
-        ("12.50", "MXN", 1250, "12.50"),
-        ("0.01", "EUR", 1, "0.01"),
-        ("1500", "JPY", 1500, "1500"),
-        ("1", "KWD", 1000, "1.000"),
-        ("1.25", "KWD", 1250, "1.250"),
-        ("0.001", "BHD", 1, "0.001"),
-        ("2.5", "CLF", 25000, "2.5000"),
-        ("0.0001", "CLF", 1, "0.0001"),
-        (" 7 ", "usd", 700, "7.00"),
-        ("92233720368547758.07", "USD", Int64.max, "92233720368547758.07"),
-    ])
+    @Test(
+        "parses and formats with the currency's minor digits",
+        arguments: [
+            ("12.5", "MXN", Int64(1250), "12.50"),
+            ("12.50", "MXN", 1250, "12.50"),
+            ("0.01", "EUR", 1, "0.01"),
+            ("1500", "JPY", 1500, "1500"),
+            ("1", "KWD", 1000, "1.000"),
+            ("1.25", "KWD", 1250, "1.250"),
+            ("0.001", "BHD", 1, "0.001"),
+            ("2.5", "CLF", 25000, "2.5000"),
+            ("0.0001", "CLF", 1, "0.0001"),
+            (" 7 ", "usd", 700, "7.00"),
+            ("92233720368547758.07", "USD", Int64.max, "92233720368547758.07"),
+        ])
     func parseAndFormat(text: String, code: String, minorUnits: Int64, formatted: String) throws {
         let money = try Money(parsing: text, currencyCode: code)
         #expect(money.minorUnits == minorUnits)
@@ -26,26 +28,28 @@ struct MoneyTests {
         #expect(try Money(parsing: money.formattedAmount, currency: money.currency) == money)
     }
 
-    @Test("refuses bad amounts with a precise error", arguments: [
-        ("-5", "EUR", MoneyError.notPositive("-5")),
-        ("0", "EUR", .notPositive("0")),
-        ("0.00", "EUR", .notPositive("0.00")),
-        ("12.345", "EUR", .tooManyDecimals("12.345", currency: "EUR", allowed: 2)),
-        ("12.500", "MXN", .tooManyDecimals("12.500", currency: "MXN", allowed: 2)),
-        ("1.5", "JPY", .tooManyDecimals("1.5", currency: "JPY", allowed: 0)),
-        ("1.0001", "KWD", .tooManyDecimals("1.0001", currency: "KWD", allowed: 3)),
-        ("92233720368547758.08", "USD", .overflow("92233720368547758.08")),
-        ("99999999999999999999999", "JPY", .overflow("99999999999999999999999")),
-        ("", "EUR", .invalidAmount("")),
-        ("abc", "EUR", .invalidAmount("abc")),
-        ("1,000.00", "EUR", .invalidAmount("1,000.00")),
-        ("1e3", "EUR", .invalidAmount("1e3")),
-        ("+5", "EUR", .invalidAmount("+5")),
-        (".5", "EUR", .invalidAmount(".5")),
-        ("5.", "EUR", .invalidAmount("5.")),
-        ("1.2.3", "EUR", .invalidAmount("1.2.3")),
-        ("١٢", "EUR", .invalidAmount("١٢")),
-    ])
+    @Test(
+        "refuses bad amounts with a precise error",
+        arguments: [
+            ("-5", "EUR", MoneyError.notPositive("-5")),
+            ("0", "EUR", .notPositive("0")),
+            ("0.00", "EUR", .notPositive("0.00")),
+            ("12.345", "EUR", .tooManyDecimals("12.345", currency: "EUR", allowed: 2)),
+            ("12.500", "MXN", .tooManyDecimals("12.500", currency: "MXN", allowed: 2)),
+            ("1.5", "JPY", .tooManyDecimals("1.5", currency: "JPY", allowed: 0)),
+            ("1.0001", "KWD", .tooManyDecimals("1.0001", currency: "KWD", allowed: 3)),
+            ("92233720368547758.08", "USD", .overflow("92233720368547758.08")),
+            ("99999999999999999999999", "JPY", .overflow("99999999999999999999999")),
+            ("", "EUR", .invalidAmount("")),
+            ("abc", "EUR", .invalidAmount("abc")),
+            ("1,000.00", "EUR", .invalidAmount("1,000.00")),
+            ("1e3", "EUR", .invalidAmount("1e3")),
+            ("+5", "EUR", .invalidAmount("+5")),
+            (".5", "EUR", .invalidAmount(".5")),
+            ("5.", "EUR", .invalidAmount("5.")),
+            ("1.2.3", "EUR", .invalidAmount("1.2.3")),
+            ("١٢", "EUR", .invalidAmount("١٢")),
+        ])
     func refusesBadAmounts(text: String, code: String, expected: MoneyError) {
         #expect(throws: expected) { try Money(parsing: text, currencyCode: code) }
     }
@@ -62,8 +66,10 @@ struct MoneyTests {
 
     @Test("minor digits follow ISO 4217 for the special cases")
     func minorDigits() throws {
-        let expected = ["JPY": 0, "KRW": 0, "CLP": 0, "KWD": 3, "BHD": 3, "JOD": 3, "OMR": 3, "TND": 3, "IQD": 3,
-                        "LYD": 3, "CLF": 4, "UYW": 4, "EUR": 2, "USD": 2, "MXN": 2, "GBP": 2]
+        let expected = [
+            "JPY": 0, "KRW": 0, "CLP": 0, "KWD": 3, "BHD": 3, "JOD": 3, "OMR": 3, "TND": 3, "IQD": 3,
+            "LYD": 3, "CLF": 4, "UYW": 4, "EUR": 2, "USD": 2, "MXN": 2, "GBP": 2,
+        ]
         for (code, digits) in expected {
             #expect(try CurrencyCode(code).minorDigits == digits, "\(code)")
         }

@@ -32,8 +32,11 @@ struct PaymentLifecycleTests {
         let (late, lateActions) = PaymentLifecycle.receivedRequest(
             payment, messageID: message, now: Timestamp(secondsSince1970: 1_000))
         #expect(late.state == .expired)
-        #expect(lateActions == [.transition(from: .pending, to: .expired),
-                                .acknowledge(messageID: message, state: .expired, reasonCode: nil)])
+        #expect(
+            lateActions == [
+                .transition(from: .pending, to: .expired),
+                .acknowledge(messageID: message, state: .expired, reasonCode: nil),
+            ])
     }
 
     @Test("a new request is pending on the payee's side and sends the request frame")
@@ -49,15 +52,17 @@ struct PaymentLifecycleTests {
     enum PayerMove: CaseIterable { case accept, reject, none }
     enum PayeeMove: CaseIterable { case cancel, none }
 
-    @Test("crossing actions end in one final state on both sides, in every delivery order",
-          arguments: PayerMove.allCases, PayeeMove.allCases)
+    @Test(
+        "crossing actions end in one final state on both sides, in every delivery order",
+        arguments: PayerMove.allCases, PayeeMove.allCases)
     func crossing(payerMove: PayerMove, payeeMove: PayeeMove) throws {
-        let orders = CrossingSimulation.explore(payerMove: payerMove, payeeMove: payeeMove)
+        let orders = try CrossingSimulation.explore(payerMove: payerMove, payeeMove: payeeMove)
         #expect(orders.count > 1 || (payerMove == .none && payeeMove == .none))
         for outcome in orders {
             #expect(outcome.payee.state == outcome.payer.state, "\(outcome.trace)")
             // The payer's own decision is always answered; only a state both sides reached alone stays unconfirmed.
-            #expect(outcome.payer.isConfirmed || [.pending, .expired].contains(outcome.payer.state), "\(outcome.trace)")
+            #expect(
+                outcome.payer.isConfirmed || [.pending, .expired].contains(outcome.payer.state), "\(outcome.trace)")
             let decision: PaymentState? = payerMove == .accept ? .accepted : payerMove == .reject ? .rejected : nil
             let possible: Set<PaymentState?> = [payeeMove == .cancel ? .cancelled : nil, decision, .expired]
             #expect(possible.contains(outcome.payee.state), "\(outcome.trace)")
@@ -68,7 +73,8 @@ struct PaymentLifecycleTests {
     func bothExpire() throws {
         let payment = try Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 1_000))
         var (payee, _) = PaymentLifecycle.newRequest(payment, messageID: UUID())
-        var (payer, _) = PaymentLifecycle.receivedRequest(payment, messageID: UUID(), now: Timestamp(secondsSince1970: 10))
+        var (payer, _) = PaymentLifecycle.receivedRequest(
+            payment, messageID: UUID(), now: Timestamp(secondsSince1970: 10))
         let late = Timestamp(secondsSince1970: 1_000)
         #expect(payee.handle(.tick, now: late) == [.transition(from: .pending, to: .expired)])
         #expect(payer.handle(.tick, now: late) == [.transition(from: .pending, to: .expired)])

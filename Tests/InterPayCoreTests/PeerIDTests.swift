@@ -63,7 +63,8 @@ struct PeerIDTests {
         var total = 0
         for seed in 0..<32 {
             let characters = Array(PeerID(subjectPublicKeyInfoDER: [UInt8(seed), 1]).description)
-            for index in 0..<(characters.count - 1) where characters[index] != "-" && characters[index + 1] != "-"
+            for index in 0..<(characters.count - 1)
+            where characters[index] != "-" && characters[index + 1] != "-"
                 && characters[index] != characters[index + 1]
             {
                 var swapped = characters
@@ -90,7 +91,9 @@ struct PeerIDTests {
         #expect(throws: PeerIDError.self) { try PeerID(parsing: "") }
         #expect(throws: PeerIDError.self) { try PeerID(parsing: "AAAA") }
         #expect(throws: PeerIDError.self) { try PeerID(parsing: Self.alice.description + "A") }
-        #expect(throws: PeerIDError.self) { try PeerID(parsing: Self.alice.description.replacingOccurrences(of: "-", with: "_")) }
+        #expect(throws: PeerIDError.self) {
+            try PeerID(parsing: Self.alice.description.replacingOccurrences(of: "-", with: "_"))
+        }
         #expect(throws: PeerIDError.wrongByteCount(31)) { try PeerID(bytes: Array(repeating: 0, count: 31)) }
     }
 
