@@ -79,6 +79,8 @@ public struct FrameCodec: Sendable {
         }
         let data = Data(body)
         guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        // JSON text exchanged between systems must not begin with a byte order mark (RFC 8259, section 8.1).
+        guard !data.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidJSON("byte order mark before the JSON") }
         do {
             return try JSONDecoder().decode(PaymentMessage.self, from: data)
         } catch let error as FrameError {

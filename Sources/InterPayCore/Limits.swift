@@ -13,6 +13,8 @@ public enum Limits {
     public static let maxReasonLength = 200
     /// Longest agent string in `hello`.
     public static let maxAgentLength = 64
+    /// Protocol versions are numbered 1 to 65535.
+    public static let versionRange = 1...65_535
 }
 
 extension KeyedDecodingContainer {
@@ -28,9 +30,19 @@ extension KeyedDecodingContainer {
         return text
     }
 
+    /// Decodes a ping/pong nonce: an integer from 0 to 2^63 − 1 (the range every JSON peer can represent).
+    func decodeNonce(forKey key: Key) throws -> UInt64 {
+        let nonce = try decode(UInt64.self, forKey: key)
+        guard nonce <= UInt64(Int64.max) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "nonce above 2^63 - 1")
+        }
+        return nonce
+    }
+
     /// Decodes an optional string whose length, when present, lies in `range`.
     func decodeTextIfPresent(forKey key: Key, length range: ClosedRange<Int>) throws -> String? {
-        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        // Optional fields are omitted when absent; an explicit null is a wrong type like any other.
+        guard contains(key) else { return nil }
         return try decodeText(forKey: key, length: range)
     }
 }

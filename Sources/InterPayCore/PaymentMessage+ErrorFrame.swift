@@ -17,7 +17,7 @@ extension PaymentMessage {
             self.ref = ref
         }
 
-        /// An error code. Codes are open-ended: a peer may receive codes it does not know.
+        /// An error code. Version 1 defines a closed set (`known`); a new code comes with a new protocol version.
         public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
             /// The code's wire text.
             public let rawValue: String
@@ -39,6 +39,12 @@ extension PaymentMessage {
             public static let limitExceeded = Code(rawValue: "limit-exceeded")
             /// The receiver failed internally; the frame may be resent later.
             public static let `internal` = Code(rawValue: "internal")
+
+            /// Every code of protocol version 1.
+            public static let known: Set<Code> = [
+                .unsupportedVersion, .malformedFrame, .unknownType, .unknownPayment, .notAuthorized, .limitExceeded,
+                .internal,
+            ]
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -48,6 +54,10 @@ extension PaymentMessage {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.code = try container.decode(Code.self, forKey: .code)
+            guard Code.known.contains(code) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .code, in: container, debugDescription: "unknown error code '\(code)'")
+            }
             self.message = try container.decodeText(forKey: .message, length: 0...Limits.maxReasonLength)
             self.ref = try container.decodeIfPresent(UUID.self, forKey: .ref)
         }

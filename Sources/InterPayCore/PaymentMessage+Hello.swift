@@ -36,11 +36,11 @@ extension PaymentMessage {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let minVersion = try container.decode(Int.self, forKey: .minVersion)
             let maxVersion = try container.decode(Int.self, forKey: .maxVersion)
-            guard minVersion >= 1 else {
+            guard Limits.versionRange.contains(minVersion) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .minVersion, in: container, debugDescription: "must be ≥ 1")
+                    forKey: .minVersion, in: container, debugDescription: "must be 1...65535")
             }
-            guard maxVersion >= minVersion else {
+            guard maxVersion >= minVersion, Limits.versionRange.contains(maxVersion) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .maxVersion, in: container, debugDescription: "must be ≥ minVersion")
             }

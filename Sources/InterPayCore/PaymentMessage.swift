@@ -85,7 +85,10 @@ extension PaymentMessage: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: TypeKey.self)
-        let name = try container.decode(String.self, forKey: .type)
+        // A `type` that is absent or not a string leaves the frame without a type.
+        guard let name = try? container.decode(String.self, forKey: .type) else {
+            throw FrameError.missingField("type")
+        }
         guard let type = FrameType(rawValue: name) else { throw FrameError.unknownType(name) }
         switch type {
         case .hello: self = .hello(try Hello(from: decoder))
@@ -96,9 +99,9 @@ extension PaymentMessage: Codable {
         case .ack: self = .ack(try Acknowledgement(from: decoder))
         case .error: self = .error(try ErrorFrame(from: decoder))
         case .ping:
-            self = .ping(nonce: try decoder.container(keyedBy: NonceKey.self).decode(UInt64.self, forKey: .nonce))
+            self = .ping(nonce: try decoder.container(keyedBy: NonceKey.self).decodeNonce(forKey: .nonce))
         case .pong:
-            self = .pong(nonce: try decoder.container(keyedBy: NonceKey.self).decode(UInt64.self, forKey: .nonce))
+            self = .pong(nonce: try decoder.container(keyedBy: NonceKey.self).decodeNonce(forKey: .nonce))
         case .close:
             self = .close(
                 reason: try decoder.container(keyedBy: ReasonKey.self)

@@ -27,7 +27,7 @@ struct FrameCodecTests {
             .ack(.init(ackedID: message, paymentID: payment.id, state: .cancelled, reasonCode: .alreadyCancelled)),
             .error(.init(code: .unsupportedVersion, message: "no common version", ref: nil)),
             .error(.init(code: .unknownPayment, message: "unknown payment", ref: message)),
-            .ping(nonce: 42), .pong(nonce: UInt64.max), .close(reason: "shutting down"),
+            .ping(nonce: 42), .pong(nonce: UInt64(Int64.max)), .close(reason: "shutting down"),
         ]
     }
 

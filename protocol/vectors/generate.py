@@ -1,0 +1,533 @@
+#!/usr/bin/env python3
+"""Generate protocol/vectors/valid.json and protocol/vectors/invalid.json (InterPay wire v1).
+
+Deterministic: no clock, no randomness. UUIDs are derived from fixed labels, peer IDs from
+sha256(b"alice") / sha256(b"bob") (test values, not real keys).
+Usage:
+    python3 protocol/vectors/generate.py          # write both files
+    python3 protocol/vectors/generate.py --check  # exit 1 if the committed files differ
+"""
+import base64
+import hashlib
+import json
+import os
+import sys
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAX_FRAME = 65536
+INT63 = 9223372036854775807
+B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+# ---------------------------------------------------------------- helpers
+
+def canonical(obj):
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def framed(body):
+    return len(body).to_bytes(4, "big") + body
+
+
+def luhn32(chunk):
+    factor, total = 2, 0
+    for ch in reversed(chunk):
+        addend = factor * B32.index(ch)
+        factor = 1 if factor == 2 else 2
+        total += addend // 32 + addend % 32
+    return B32[(32 - total % 32) % 32]
+
+
+def peer_id_text(id_bytes):
+    assert len(id_bytes) == 32
+    b32 = base64.b32encode(id_bytes).decode("ascii").rstrip("=")
+    assert len(b32) == 52
+    s = "".join(b32[i:i + 13] + luhn32(b32[i:i + 13]) for i in range(0, 52, 13))
+    return "-".join(s[i:i + 7] for i in range(0, 56, 7))
+
+
+def test_uuid(label):
+    """Deterministic lowercase version-4-shaped UUID derived from a label."""
+    return str(uuid.UUID(bytes=hashlib.sha256(label.encode()).digest()[:16], version=4))
+
+
+ALICE = peer_id_text(hashlib.sha256(b"alice").digest())
+BOB = peer_id_text(hashlib.sha256(b"bob").digest())
+IDS_NOTE = ("Peer IDs are test values: ALICE = text form of sha256(b\"alice\"), BOB = text form of "
+            "sha256(b\"bob\") used as the 32 id bytes.")
+
+T0 = 1795000000          # createdAt used throughout
+T_EXP = T0 + 900         # default lifetime: 15 minutes
+
+PAY = test_uuid("payment-1")
+MSG_REQ = test_uuid("message-request-1")
+MSG_CANCEL = test_uuid("message-cancel-1")
+MSG_ACCEPT = test_uuid("message-accept-1")
+MSG_REJECT = test_uuid("message-reject-1")
+
+
+def payment(amount, memo="Tacos al pastor", category=None, pid=PAY, payee=ALICE, payer=BOB,
+            created=T0, expires=T_EXP):
+    p = {"id": pid, "payee": payee, "payer": payer, "amount": amount, "memo": memo,
+         "createdAt": created, "expiresAt": expires}
+    if category is not None:
+        p["category"] = category
+    return p
+
+
+def request(pay, msg=MSG_REQ):
+    return {"type": "request", "messageID": msg, "payment": pay}
+
+
+def hello(**kw):
+    h = {"type": "hello", "minVersion": 1, "maxVersion": 1, "name": "Alice's MacBook",
+         "capabilities": [], "agent": "interpayd/0.1.0"}
+    h.update(kw)
+    return h
+
+
+def ack(acked, state, reason=None, pid=PAY):
+    a = {"type": "ack", "ackedID": acked, "paymentID": pid, "state": state}
+    if reason is not None:
+        a["reasonCode"] = reason
+    return a
+
+
+def mxn(units=1250):
+    return {"currency": "MXN", "minorUnits": units}
+
+
+# ---------------------------------------------------------------- valid vectors
+
+def valid_vectors():
+    v = []
+
+    def add(name, description, frame, **flags):
+        body = canonical(frame)
+        assert len(body) <= MAX_FRAME, name
+        entry = {"name": name, "description": description, "frame": frame}
+        entry.update(flags)
+        entry["hex"] = framed(body).hex()
+        v.append(entry)
+
+    # hello
+    add("hello-minimal",
+        "hello offering exactly version 1, no capabilities, ASCII display name and agent.",
+        hello())
+    add("hello-version-range",
+        "hello offering versions 1 through 3 with one capability string, a non-ASCII display name and an "
+        "empty agent string. Against a v1-only peer the negotiated version is 1.",
+        hello(maxVersion=3, name="Café Ölé ☕", capabilities=["x-example-capability"], agent=""))
+    add("hello-max-name",
+        "hello whose display name has the maximum 63 code points (Ñ is one code point, 2 UTF-8 bytes) and "
+        "whose agent has the maximum 64 code points.",
+        hello(name="Ñ" * 63, agent="a" * 64))
+    # request
+    add("request-mxn-with-category",
+        "Payee ALICE asks payer BOB for 12.50 MXN (minorUnits 1250, MXN has 2 minor digits), memo and "
+        "optional category present, default 15-minute lifetime (expiresAt = createdAt + 900). " + IDS_NOTE,
+        request(payment(mxn(), category="food")))
+    add("request-eur-empty-memo-no-category",
+        "Request for 0.01 EUR (the smallest amount, minorUnits 1) with an empty memo, no category and a "
+        "non-default lifetime of one hour. "
+        + IDS_NOTE,
+        request(payment({"currency": "EUR", "minorUnits": 1}, memo="",
+                        pid=test_uuid("payment-eur"), expires=T0 + 3600),
+                msg=test_uuid("message-request-eur")))
+    add("request-jpy-zero-digits",
+        "Request for 1500 JPY: JPY has 0 minor digits, so minorUnits 1500 means ¥1500. " + IDS_NOTE,
+        request(payment({"currency": "JPY", "minorUnits": 1500}, memo="Ramen",
+                        pid=test_uuid("payment-jpy")), msg=test_uuid("message-request-jpy")))
+    add("request-kwd-three-digits",
+        "Request for 12.345 KWD: KWD has 3 minor digits, so minorUnits 12345. " + IDS_NOTE,
+        request(payment({"currency": "KWD", "minorUnits": 12345}, memo="Dinner",
+                        pid=test_uuid("payment-kwd")), msg=test_uuid("message-request-kwd")))
+    add("request-clf-four-digits",
+        "Request for 1.0000 CLF: CLF has 4 minor digits, so minorUnits 10000. " + IDS_NOTE,
+        request(payment({"currency": "CLF", "minorUnits": 10000}, memo="Unidad de fomento",
+                        pid=test_uuid("payment-clf")), msg=test_uuid("message-request-clf")))
+    add("request-non-ascii-memo",
+        "Request with the non-ASCII memo \"café ☕ für Ölé\" (precomposed characters, 14 code points), "
+        "emitted as raw UTF-8, not \\u escapes. Payer ALICE, payee BOB (roles swapped). " + IDS_NOTE,
+        request(payment(mxn(9900), memo="café ☕ für Ölé", payee=BOB, payer=ALICE,
+                        pid=test_uuid("payment-cafe")), msg=test_uuid("message-request-cafe")))
+    add("request-max-memo-ascii",
+        "Request whose memo has the maximum 200 code points (ASCII). " + IDS_NOTE,
+        request(payment(mxn(), memo=("Rent share " + "x" * 200)[:200], pid=test_uuid("payment-max-memo")),
+                msg=test_uuid("message-request-max-memo")))
+    mixed = ("e\u0301" * 50) + ("😀" * 50) + ("ü" * 50)  # 100 + 50 + 50 = 200 code points
+    assert len(mixed) == 200
+    add("request-max-memo-mixed",
+        "Request whose memo has exactly 200 code points but only 150 grapheme clusters and 250 UTF-16 "
+        "code units: 50 x (e + U+0301 COMBINING ACUTE ACCENT), 50 x U+1F600, 50 x U+00FC. Lengths are "
+        "counted in code points (Swift: unicodeScalars.count). " + IDS_NOTE,
+        request(payment(mxn(), memo=mixed, pid=test_uuid("payment-max-memo-mixed")),
+                msg=test_uuid("message-request-max-memo-mixed")))
+    add("request-memo-escapes",
+        "Request whose memo needs JSON escaping: quote, backslash, slash, newline, tab, U+0001 and "
+        "U+2028. Canonical form escapes only \" \\ and U+0000-U+001F (\\n \\t and \\u0001 in lowercase "
+        "hex); '/' and U+2028 are emitted literally. " + IDS_NOTE,
+        request(payment(mxn(), memo="A \"quote\" \\ back/slash\nline\ttab\u0001ctl\u2028sep",
+                        pid=test_uuid("payment-escapes")), msg=test_uuid("message-request-escapes")))
+    add("request-max-amount-max-category",
+        "Request with the largest allowed amount (minorUnits 9223372036854775807 USD cents) and a "
+        "40-code-point category. " + IDS_NOTE,
+        request(payment({"currency": "USD", "minorUnits": INT63}, memo="Big", category="c" * 40,
+                        pid=test_uuid("payment-max-amount")), msg=test_uuid("message-request-max-amount")))
+    add("request-uppercase-uuids",
+        "Request whose messageID and payment id are written in uppercase. Encoders emit lowercase UUIDs, "
+        "but decoders MUST accept either case (decodeOnly: re-encoding yields lowercase). " + IDS_NOTE,
+        request(payment(mxn(), pid=test_uuid("payment-upper").upper()),
+                msg=test_uuid("message-request-upper").upper()),
+        decodeOnly=True)
+    add("request-unknown-fields",
+        "Request carrying unknown members at top level and inside payment and amount; they MUST be "
+        "ignored and the frame processed as without them. " + IDS_NOTE,
+        request(dict(payment(dict(mxn(), xRounding="none"), category="food"),
+                     xLocation={"lat": 19.43, "lon": -99.13}),
+                msg=test_uuid("message-request-unknown")) | {"xPriority": "high"},
+        ignoresUnknown=True, decodeOnly=True)
+    # cancel / accept / reject
+    add("cancel",
+        "Payee cancels pending payment PAY.",
+        {"type": "cancel", "messageID": MSG_CANCEL, "paymentID": PAY})
+    add("accept",
+        "Payer accepts pending payment PAY.",
+        {"type": "accept", "messageID": MSG_ACCEPT, "paymentID": PAY})
+    add("reject-with-reason",
+        "Payer rejects payment PAY with a free-text reason.",
+        {"type": "reject", "messageID": MSG_REJECT, "paymentID": PAY, "reason": "Ya te pagué en efectivo"})
+    add("reject-without-reason",
+        "Payer rejects payment PAY; the optional reason is absent.",
+        {"type": "reject", "messageID": MSG_REJECT, "paymentID": PAY})
+    add("reject-empty-reason",
+        "Payer rejects payment PAY with an empty reason string (allowed: 0-200 code points).",
+        {"type": "reject", "messageID": MSG_REJECT, "paymentID": PAY, "reason": ""})
+    # ack
+    add("ack-request-pending",
+        "Payer acknowledges the request: it stored payment PAY as pending.",
+        ack(MSG_REQ, "pending"))
+    add("ack-request-expired",
+        "Payer acknowledges a request that arrived at or after expiresAt: stored as expired, reason AEXR.",
+        ack(MSG_REQ, "expired", "AEXR"))
+    add("ack-accept-accepted",
+        "Payee acknowledges the accept: payment is now accepted (no reason code, the accept won).",
+        ack(MSG_ACCEPT, "accepted"))
+    add("ack-reject-rejected",
+        "Payee acknowledges the reject: payment is now rejected.",
+        ack(MSG_REJECT, "rejected"))
+    add("ack-accept-already-cancelled",
+        "Payee answers an accept that crossed its cancel: the payment stays cancelled, reason ACLR.",
+        ack(MSG_ACCEPT, "cancelled", "ACLR"))
+    add("ack-accept-already-expired",
+        "Payee answers an accept that arrived at or after expiresAt: expired, reason AEXR.",
+        ack(MSG_ACCEPT, "expired", "AEXR"))
+    add("ack-reject-already-accepted",
+        "Payee answers a reject for a payment that is already accepted: accepted, reason ALAC.",
+        ack(MSG_REJECT, "accepted", "ALAC"))
+    add("ack-accept-already-rejected",
+        "Payee answers an accept for a payment that is already rejected: rejected, reason ARFR.",
+        ack(MSG_ACCEPT, "rejected", "ARFR"))
+    add("ack-cancel",
+        "Payer acknowledges the cancel: it adopted cancelled (no reason code).",
+        ack(MSG_CANCEL, "cancelled"))
+    add("ack-unknown-field",
+        "ack with an unknown member that MUST be ignored.",
+        ack(MSG_CANCEL, "cancelled") | {"zNote": "ignored"},
+        ignoresUnknown=True, decodeOnly=True)
+    # error
+    add("error-unsupported-version",
+        "Sent before closing when the hellos share no version; no ref.",
+        {"type": "error", "code": "unsupported-version", "message": "no common version: peer offers 2-3, I support 1"})
+    add("error-malformed-frame-with-ref",
+        "Reports a request that failed validation; ref is the offending messageID.",
+        {"type": "error", "code": "malformed-frame", "message": "payment.amount.minorUnits out of range",
+         "ref": MSG_REQ})
+    add("error-unknown-type",
+        "Answer to a frame with an unknown type; the session continues.",
+        {"type": "error", "code": "unknown-type", "message": "unknown frame type \"teleport\""})
+    add("error-unknown-payment",
+        "Answer to an accept for a payment ID the payee does not know.",
+        {"type": "error", "code": "unknown-payment", "message": "", "ref": MSG_ACCEPT})
+    add("error-not-authorized",
+        "Answer to a cancel sent by the payer of the payment (only the payee may cancel).",
+        {"type": "error", "code": "not-authorized", "message": "only the payee may cancel", "ref": MSG_CANCEL})
+    add("error-limit-exceeded",
+        "Answer to a request the payer refuses for a local limit (too many pending requests).",
+        {"type": "error", "code": "limit-exceeded", "message": "too many pending requests", "ref": MSG_REQ})
+    add("error-internal",
+        "Transient internal failure (e.g. storage unavailable); the sender retries in a later session.",
+        {"type": "error", "code": "internal", "message": "storage unavailable", "ref": MSG_REQ})
+    # ping / pong / close
+    add("ping-zero", "Keepalive ping with nonce 0.", {"type": "ping", "nonce": 0})
+    add("ping-max-nonce", "Keepalive ping with the largest nonce 9223372036854775807.",
+        {"type": "ping", "nonce": INT63})
+    add("pong", "Answer to a ping with nonce 42.", {"type": "pong", "nonce": 42})
+    add("close-with-reason", "Orderly close with a reason.", {"type": "close", "reason": "shutting down"})
+    add("close-empty-reason", "Orderly close with an empty reason.", {"type": "close", "reason": ""})
+    # exactly the maximum frame size
+    base = {"type": "ping", "nonce": 7, "xPadding": ""}
+    pad = MAX_FRAME - len(canonical(base))
+    add("ping-exactly-max-size",
+        "ping padded with an unknown member so that the body is exactly 65536 bytes, the largest frame a "
+        "receiver with the default limit MUST accept.",
+        dict(base, xPadding="p" * pad), ignoresUnknown=True, decodeOnly=True)
+    assert len(bytes.fromhex(v[-1]["hex"])) == 4 + MAX_FRAME
+    return v
+
+
+# ---------------------------------------------------------------- invalid vectors
+
+def corrupt_check_char(pid):
+    """Change one data character of the first chunk, keeping the old check characters."""
+    chars = list(pid)
+    chars[2] = "B" if chars[2] != "B" else "C"
+    return "".join(chars)
+
+
+def bad_padding_id(pid):
+    """Set a padding bit in the last base32 data character and recompute the check character."""
+    raw = pid.replace("-", "")
+    chunk = raw[42:55]
+    last = B32[B32.index(chunk[-1]) | 1]
+    chunk = chunk[:-1] + last
+    raw = raw[:42] + chunk + luhn32(chunk)
+    return "-".join(raw[i:i + 7] for i in range(0, 56, 7))
+
+
+def invalid_vectors():
+    v = []
+
+    def add(name, description, data, error, **extra):
+        entry = {"name": name, "description": description, "hex": data.hex(), "error": error}
+        entry.update(extra)
+        v.append(entry)
+
+    def addj(name, description, obj, error, **extra):
+        add(name, description, framed(canonical(obj)), error, **extra)
+
+    def addb(name, description, body, error, **extra):
+        add(name, description, framed(body), error, **extra)
+
+    good = request(payment(mxn(), category="food"))
+
+    def req_with(**changes):
+        p = dict(good["payment"])
+        for k, val in changes.items():
+            if val is None:
+                p.pop(k, None)
+            else:
+                p[k] = val
+        return request(p)
+
+    # ---- framing
+    add("oversize-prefix-only", "Length prefix 0x00010001 = 65537, one byte over the 64 KiB limit, and no "
+        "body. Must be reported as oversize from the prefix alone, without waiting for the body.",
+        bytes.fromhex("00010001"), "oversize")
+    add("oversize-prefix-ffffffff", "Length prefix 0xFFFFFFFF followed by two body bytes: oversize from the "
+        "prefix alone; a receiver MUST NOT try to buffer 4 GiB.", bytes.fromhex("ffffffff7b7d"), "oversize")
+    ping = {"type": "ping", "nonce": 1, "xPadding": ""}
+    ping["xPadding"] = "p" * (4097 - len(canonical(ping)))
+    assert len(canonical(ping)) == 4097
+    addj("oversize-configured-limit", "A well-formed ping frame padded with an unknown member to a 4097-byte "
+         "body, received by a peer configured with maxFrameSize 4096 (the lowest permitted limit): oversize.",
+         ping, "oversize", maxFrameSize=4096)
+    add("truncated-prefix-1-byte", "Input ends after 1 byte of the length prefix.", bytes.fromhex("00"),
+        "truncated")
+    add("truncated-prefix-3-bytes", "Input ends after 3 bytes of the length prefix.", bytes.fromhex("000000"),
+        "truncated")
+    body = canonical({"type": "ping", "nonce": 1})
+    add("truncated-body", "Prefix announces %d body bytes, input ends after %d." % (len(body), len(body) - 5),
+        framed(body)[:-5], "truncated")
+    add("zero-length", "Length prefix 0: an empty body is not a JSON object.", bytes.fromhex("00000000"),
+        "invalid-json")
+    addb("invalid-utf8-continuation", "Body contains a lone continuation byte 0x80 inside a string.",
+         b'{"type":"close","reason":"a\x80b"}', "invalid-utf8")
+    addb("invalid-utf8-truncated-sequence", "Body contains 0xC3 followed by '(' (0x28), an incomplete "
+         "two-byte sequence.", b'{"type":"close","reason":"\xc3("}', "invalid-utf8")
+    addb("invalid-utf8-overlong", "Body contains the overlong encoding 0xC0 0xAF of '/'.",
+         b'{"type":"close","reason":"\xc0\xaf"}', "invalid-utf8")
+    addb("invalid-utf8-surrogate", "Body contains 0xED 0xA0 0x80, a UTF-8-encoded surrogate U+D800 "
+         "(not allowed in UTF-8).", b'{"type":"close","reason":"\xed\xa0\x80"}', "invalid-utf8")
+    addb("invalid-json-not-json", "Body is plain text, not JSON.", b"hello there", "invalid-json")
+    addb("invalid-json-unterminated", "Body is a JSON object missing its closing brace.",
+         b'{"type":"ping","nonce":1', "invalid-json")
+    addb("invalid-json-trailing-data", "Body is a JSON object followed by extra non-whitespace bytes.",
+         b'{"type":"ping","nonce":1}x', "invalid-json")
+    addb("invalid-json-array", "Body is a JSON array (containing a ping object) instead of an object.",
+         b'[{"nonce":1,"type":"ping"}]', "invalid-json")
+    addb("invalid-json-string", "Body is a JSON string, not an object.", b'"ping"', "invalid-json")
+    addb("invalid-json-null", "Body is the JSON literal null.", b"null", "invalid-json")
+    addb("invalid-json-nan", "Body uses NaN, which is not JSON (RFC 8259).", b'{"nonce":NaN,"type":"ping"}',
+         "invalid-json")
+    addb("invalid-json-bom", "Body starts with a UTF-8 byte order mark (EF BB BF); frames MUST NOT carry a BOM.",
+         b'\xef\xbb\xbf{"nonce":1,"type":"ping"}', "invalid-json")
+    addb("invalid-json-lone-surrogate-escape", "A string contains the escape \\ud800 (a lone surrogate), which "
+         "does not denote a Unicode scalar value.", b'{"reason":"\\ud800","type":"close"}', "invalid-json")
+    addb("invalid-json-control-char", "A string contains a raw U+000A line feed; control characters MUST be "
+         "escaped in JSON strings.", b'{"reason":"a\nb","type":"close"}', "invalid-json")
+
+    # ---- type discrimination
+    addj("missing-type", "Object without a type member.", {"nonce": 1}, "missing-field")
+    addj("type-not-string", "type is a number; an object without a string type is missing-field.",
+         {"type": 7, "nonce": 1}, "missing-field")
+    addj("unknown-type-teleport", "Unknown frame type \"teleport\": answered with error unknown-type, the "
+         "session continues.", {"type": "teleport", "to": "mars"}, "unknown-type")
+    addj("unknown-type-wrong-case", "Frame types are case-sensitive: \"Ping\" is unknown.",
+         {"type": "Ping", "nonce": 1}, "unknown-type")
+
+    # ---- request
+    addj("request-missing-payment", "request without its payment object.",
+         {"type": "request", "messageID": MSG_REQ}, "missing-field")
+    addj("request-missing-messageID", "request without messageID.",
+         {"type": "request", "payment": good["payment"]}, "missing-field")
+    addj("request-missing-amount", "payment without amount.", req_with(amount=None), "missing-field")
+    addj("request-missing-memo", "payment without memo (memo is required, may be empty).",
+         req_with(memo=None), "missing-field")
+    addj("request-amount-zero", "minorUnits 0: amounts MUST be at least 1.", req_with(amount=mxn(0)),
+         "invalid-field")
+    addj("request-amount-negative", "minorUnits -1250.", req_with(amount=mxn(-1250)), "invalid-field")
+    addj("request-amount-too-large", "minorUnits 9223372036854775808, one above the signed 64-bit maximum.",
+         req_with(amount=mxn(INT63 + 1)), "invalid-field")
+    addj("request-amount-float", "minorUnits 12.5 is not an integer.", req_with(amount=mxn(12.5)),
+         "invalid-field")
+    addj("request-amount-string", "minorUnits given as the string \"1250\".", req_with(amount=mxn("1250")),
+         "invalid-field")
+    addj("request-currency-unknown", "Currency \"XYZ\" is not in the ISO 4217 list.",
+         req_with(amount={"currency": "XYZ", "minorUnits": 1250}), "invalid-field")
+    addj("request-currency-lowercase", "Currency codes are uppercase: \"mxn\" is invalid.",
+         req_with(amount={"currency": "mxn", "minorUnits": 1250}), "invalid-field")
+    addj("request-memo-201-ascii", "Memo of 201 code points (ASCII), one over the limit.",
+         req_with(memo="m" * 201), "invalid-field")
+    addj("request-memo-201-combining", "Memo of 201 code points but only 101 grapheme clusters: 100 x "
+         "(e + U+0301) + \"!\". Lengths are code points, so this is over the limit.",
+         req_with(memo="e\u0301" * 100 + "!"), "invalid-field")
+    addj("request-memo-null", "memo is null; null is never a valid value.",
+         dict(good, payment=dict(good["payment"], memo=None)), "invalid-field")
+    addj("request-category-null", "Optional category present as null: optional fields are omitted, "
+         "never null.", dict(good, payment=dict(good["payment"], category=None)),
+         "invalid-field")
+    addj("request-category-empty", "Optional category present but empty (must be 1-40 code points).",
+         req_with(category=""), "invalid-field")
+    addj("request-category-41", "Category of 41 code points.", req_with(category="c" * 41), "invalid-field")
+    addj("request-bad-uuid", "payment.id is not a UUID.", req_with(id="not-a-uuid"), "invalid-field")
+    addj("request-bad-messageID-no-hyphens", "messageID is 32 hex digits without hyphens.",
+         dict(good, messageID=MSG_REQ.replace("-", "")), "invalid-field")
+    addj("request-bad-uuid-non-hex", "payment.id contains the non-hex character 'g'.",
+         req_with(id="g" + PAY[1:]), "invalid-field")
+    addj("request-peer-id-lowercase", "payee written in lowercase: on the wire peer IDs MUST use the canonical "
+         "uppercase grouped form (lenient parsing is for user input only).", req_with(payee=ALICE.lower()),
+         "invalid-field")
+    addj("request-peer-id-ungrouped", "payer written as 56 characters without '-' separators.",
+         req_with(payer=BOB.replace("-", "")), "invalid-field")
+    addj("request-peer-id-padding-bits", "payee whose last base32 data character has a non-zero padding bit "
+         "(check character recomputed so Luhn passes): not the canonical encoding of any 32 bytes.",
+         req_with(payee=bad_padding_id(ALICE)), "invalid-field")
+    addj("request-peer-id-bad-check", "payee is ALICE's ID with one data character changed (third character), "
+         "so the first Luhn mod 32 check character no longer matches. " + IDS_NOTE,
+         req_with(payee=corrupt_check_char(ALICE)), "invalid-field",
+         schemaDetectable=False, semanticCheck="peer-id-check")
+    addj("request-payee-equals-payer", "payee and payer are both ALICE; they MUST differ. " + IDS_NOTE,
+         req_with(payer=ALICE), "invalid-field", schemaDetectable=False, semanticCheck="payee-differs-payer")
+    addj("request-expires-equals-created", "expiresAt == createdAt; expiresAt MUST be greater.",
+         req_with(expiresAt=T0), "invalid-field", schemaDetectable=False,
+         semanticCheck="expires-after-created")
+    addj("request-expires-before-created", "expiresAt < createdAt.",
+         req_with(expiresAt=T0 - 1), "invalid-field", schemaDetectable=False,
+         semanticCheck="expires-after-created")
+    addj("request-created-negative", "createdAt is negative.", req_with(createdAt=-1), "invalid-field")
+    addj("request-expires-too-large", "expiresAt 9223372036854775808, above the signed 64-bit maximum.",
+         req_with(expiresAt=INT63 + 1), "invalid-field")
+    addj("request-payment-not-object", "payment is a string.", dict(good, payment="PAY"), "invalid-field")
+
+    # ---- hello
+    addj("hello-max-below-min", "hello with maxVersion 1 < minVersion 2.", hello(minVersion=2, maxVersion=1),
+         "invalid-field", schemaDetectable=False, semanticCheck="version-range")
+    addj("hello-min-version-zero", "minVersion 0; versions start at 1.", hello(minVersion=0), "invalid-field")
+    addj("hello-max-version-too-large", "maxVersion 65536; versions are 1-65535.", hello(maxVersion=65536),
+         "invalid-field")
+    addj("hello-empty-name", "Display name is empty (must be 1-63 code points).", hello(name=""),
+         "invalid-field")
+    addj("hello-name-64", "Display name of 64 code points.", hello(name="N" * 64), "invalid-field")
+    addj("hello-agent-65", "agent of 65 code points.", hello(agent="a" * 65), "invalid-field")
+    addj("hello-capabilities-not-array", "capabilities is a string instead of an array.",
+         hello(capabilities="none"), "invalid-field")
+    addj("hello-capability-not-string", "capabilities contains a number.", hello(capabilities=[1]),
+         "invalid-field")
+    h = hello()
+    del h["agent"]
+    addj("hello-missing-agent", "hello without agent (required, may be empty).", h, "missing-field")
+
+    # ---- cancel / accept / reject
+    addj("accept-missing-paymentID", "accept without paymentID.",
+         {"type": "accept", "messageID": MSG_ACCEPT}, "missing-field")
+    addj("cancel-bad-paymentID", "cancel whose paymentID is a number.",
+         {"type": "cancel", "messageID": MSG_CANCEL, "paymentID": 12345}, "invalid-field")
+    addj("reject-reason-201", "reject reason of 201 code points.",
+         {"type": "reject", "messageID": MSG_REJECT, "paymentID": PAY, "reason": "r" * 201}, "invalid-field")
+
+    # ---- ack
+    addj("ack-invalid-state", "ack with state \"done\".", ack(MSG_REQ, "done"), "invalid-field")
+    addj("ack-state-uppercase", "ack with state \"PENDING\"; states are lowercase.", ack(MSG_REQ, "PENDING"),
+         "invalid-field")
+    addj("ack-invalid-reason-code", "ack with reasonCode \"XXXX\".", ack(MSG_ACCEPT, "cancelled", "XXXX"),
+         "invalid-field")
+    addj("ack-reason-code-lowercase", "ack with reasonCode \"aclr\"; reason codes are uppercase.",
+         ack(MSG_ACCEPT, "cancelled", "aclr"), "invalid-field")
+    a = ack(MSG_REQ, "pending")
+    del a["ackedID"]
+    addj("ack-missing-ackedID", "ack without ackedID.", a, "missing-field")
+
+    # ---- error / ping / pong / close
+    addj("error-unknown-code", "error with an undefined code.",
+         {"type": "error", "code": "oops", "message": "?"}, "invalid-field")
+    addj("error-message-201", "error message of 201 code points.",
+         {"type": "error", "code": "internal", "message": "e" * 201}, "invalid-field")
+    addj("ping-nonce-string", "ping whose nonce is the string \"42\".", {"type": "ping", "nonce": "42"},
+         "invalid-field")
+    addj("ping-nonce-negative", "ping whose nonce is -1.", {"type": "ping", "nonce": -1}, "invalid-field")
+    addj("ping-nonce-too-large", "ping whose nonce is 9223372036854775808: every integer in v1 fits a signed "
+         "64-bit integer, so this is out of range even for an unsigned decoder.",
+         {"type": "ping", "nonce": INT63 + 1}, "invalid-field")
+    addj("pong-nonce-float", "pong whose nonce is 1.5.", {"type": "pong", "nonce": 1.5}, "invalid-field")
+    addj("pong-missing-nonce", "pong without nonce.", {"type": "pong"}, "missing-field")
+    addj("close-missing-reason", "close without reason (required, may be empty).", {"type": "close"},
+         "missing-field")
+    return v
+
+
+# ---------------------------------------------------------------- output
+
+def render():
+    out = {}
+    for name, items in (("valid.json", valid_vectors()), ("invalid.json", invalid_vectors())):
+        names = [i["name"] for i in items]
+        assert len(names) == len(set(names)), "duplicate vector name in " + name
+        out[name] = json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return out
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    status = 0
+    for name, text in render().items():
+        path = os.path.join(HERE, name)
+        current = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if check:
+            if current != text:
+                print(name + ": out of date; run protocol/vectors/generate.py")
+                status = 1
+            else:
+                print(name + ": up to date")
+        elif current != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            print(name + ": written")
+        else:
+            print(name + ": unchanged")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+"""Check the InterPay wire v1 schemas and test vectors (protocol/schema, protocol/vectors).
+
+Needs only the Python standard library plus jsonschema 4.x and referencing; works offline.
+Prints one line per vector group and ends with `vectors: N passed, M failed`; exits 1 on any failure.
+"""
+import json
+import os
+import sys
+
+import jsonschema
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+PROTO = os.path.join(ROOT, "protocol")
+SCHEMA_DIR = os.path.join(PROTO, "schema")
+VECTOR_DIR = os.path.join(PROTO, "vectors")
+
+DEFAULT_MAX_FRAME = 65536
+FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error", "ping", "pong", "close"]
+FRAMING_ERRORS = {"oversize", "truncated", "invalid-utf8", "invalid-json"}
+FIELD_ERRORS = {"unknown-type", "missing-field", "invalid-field"}
+SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range"}
+
+passed = 0          # vectors that passed
+failed = 0          # vectors that failed
+other_failures = 0  # failed checks that are not vectors (schemas, generator, self-test)
+
+
+def report(group, problems, count, vectors=True):
+    """Record a group result. problems: list of (subject, message); count: subjects checked."""
+    global passed, failed, other_failures
+    bad = len({subject for subject, _ in problems})
+    if vectors:
+        passed += count - bad
+        failed += bad
+    else:
+        other_failures += bad
+    print("%-28s %3d checked, %3d failed  %s" % (group, count, bad, "FAIL" if problems else "ok"))
+    for subject, message in problems:
+        message = " ".join(str(message).split())
+        print("    - %s: %s" % (subject, message if len(message) <= 240 else message[:237] + "..."))
+
+
+# ------------------------------------------------------------------ peer ID (independent implementation)
+
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def base32_nopad(data):
+    bits = int.from_bytes(data, "big")
+    nbits = len(data) * 8
+    nchars = -(-nbits // 5)
+    bits <<= nchars * 5 - nbits
+    return "".join(ALPHABET[(bits >> (5 * (nchars - 1 - i))) & 31] for i in range(nchars))
+
+
+def luhn_mod32_check(chunk):
+    factor, total = 2, 0
+    for ch in chunk[::-1]:
+        addend = factor * ALPHABET.index(ch)
+        factor = 3 - factor
+        total += addend // 32 + addend % 32
+    return ALPHABET[-total % 32]
+
+
+def peer_id_from_bytes(data):
+    b32 = base32_nopad(data)
+    text = ""
+    for i in range(4):
+        chunk = b32[13 * i:13 * i + 13]
+        text += chunk + luhn_mod32_check(chunk)
+    return "-".join(text[7 * i:7 * i + 7] for i in range(8))
+
+
+def parse_peer_id(text):
+    """Lenient parse (user-input rules). Returns the 32 id bytes or raises ValueError."""
+    s = text.upper().replace("-", "").replace(" ", "")
+    s = s.translate(str.maketrans({"0": "O", "1": "I", "8": "B"}))
+    if len(s) != 56 or any(c not in ALPHABET for c in s):
+        raise ValueError("bad length or character")
+    data = ""
+    for i in range(4):
+        chunk, check = s[14 * i:14 * i + 13], s[14 * i + 13]
+        if luhn_mod32_check(chunk) != check:
+            raise ValueError("check character %d mismatch" % (i + 1))
+        data += chunk
+    value = 0
+    for c in data:
+        value = value * 32 + ALPHABET.index(c)
+    if value & 0xF:
+        raise ValueError("non-zero padding bits")
+    return (value >> 4).to_bytes(32, "big")
+
+
+def peer_id_ok(text):
+    try:
+        return peer_id_from_bytes(parse_peer_id(text)) == text
+    except ValueError:
+        return False
+
+
+def self_test_peer_id():
+    import hashlib
+    problems = []
+    example = peer_id_from_bytes(bytes(range(32)))
+    if example != "AAAQEAY-EAUDAO5-CAJBIFQ-YDIOB4X-IBCEQTC-QKRMFYM-YDENBWH-A5DYPQS":
+        problems.append(("worked-example", "got " + example))
+    for label in (b"alice", b"bob", b"", b"\xff" * 5):
+        data = hashlib.sha256(label).digest()
+        t = peer_id_from_bytes(data)
+        if parse_peer_id(t) != data or parse_peer_id(t.lower().replace("O", "0")) != data:
+            problems.append(("round-trip", repr(label)))
+    for data in (bytes(32), b"\xff" * 32):
+        if parse_peer_id(peer_id_from_bytes(data)) != data:
+            problems.append(("round-trip", repr(data[:1])))
+    return problems
+
+
+# ------------------------------------------------------------------ schemas
+
+def load_schemas():
+    schemas = {}
+    for fn in sorted(os.listdir(SCHEMA_DIR)):
+        if fn.endswith(".json"):
+            with open(os.path.join(SCHEMA_DIR, fn), encoding="utf-8") as f:
+                schemas[fn] = json.load(f)
+    return schemas
+
+
+def build_validators(schemas):
+    registry = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s, default_specification=DRAFT202012)) for s in schemas.values())
+    validators = {}
+    for fn, s in schemas.items():
+        validators[fn[:-5]] = jsonschema.Draft202012Validator(s, registry=registry)
+    return validators
+
+
+def check_schemas(schemas):
+    problems = []
+    expected = {"common.json", "frame.json"} | {t + ".json" for t in FRAME_TYPES}
+    if set(schemas) != expected:
+        problems.append(("schema files", "expected %s, found %s" % (sorted(expected), sorted(schemas))))
+    base = None
+    for fn, s in sorted(schemas.items()):
+        try:
+            jsonschema.Draft202012Validator.check_schema(s)
+        except jsonschema.SchemaError as e:
+            problems.append((fn, "not a valid 2020-12 schema: " + e.message))
+        if s.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+            problems.append((fn, "$schema is not 2020-12"))
+        sid = s.get("$id", "")
+        if not sid.endswith("/" + fn):
+            problems.append((fn, "$id %r does not end with the file name" % sid))
+        if base is None:
+            base = sid[: -len(fn)]
+        elif sid[: -len(fn)] != base:
+            problems.append((fn, "$id base differs"))
+        if fn[:-5] in FRAME_TYPES:
+            if s.get("properties", {}).get("type") != {"const": fn[:-5]}:
+                problems.append((fn, "properties.type must be {\"const\": %r}" % fn[:-5]))
+            if "additionalProperties" in s:
+                problems.append((fn, "additionalProperties must not be restricted"))
+    with open(os.path.join(PROTO, "currencies.json"), encoding="utf-8") as f:
+        currencies = json.load(f)["currencies"]
+    enum = schemas.get("common.json", {}).get("$defs", {}).get("currency", {}).get("enum")
+    if enum != sorted(currencies):
+        problems.append(("currency enum", "common.json enum differs from currencies.json "
+                                          "(run protocol/schema/generate.py)"))
+    # every $ref must resolve offline against the registry built from these files
+    registry = Registry().with_resources(
+        (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012)) for doc in schemas.values())
+
+    def refs(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "$ref" and isinstance(v, str):
+                    yield v
+                else:
+                    yield from refs(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from refs(v)
+
+    for fn, doc in sorted(schemas.items()):
+        resolver = registry.resolver(base_uri=doc.get("$id", ""))
+        for ref in refs(doc):
+            if ":" in ref.split("#")[0] or ref.startswith("/"):
+                problems.append((fn, "$ref %r is not a relative reference" % ref))
+            try:
+                resolver.lookup(ref)
+            except Exception as e:  # referencing.exceptions.Unresolvable and friends
+                problems.append((fn, "$ref %r does not resolve: %s" % (ref, type(e).__name__)))
+    return problems
+
+
+# ------------------------------------------------------------------ framing and classification
+
+class FramingError(Exception):
+    def __init__(self, kind, detail):
+        super().__init__(detail)
+        self.kind = kind
+
+
+def _reject_constant(name):
+    raise ValueError("non-JSON constant " + name)
+
+
+def _check_scalars(value):
+    """Reject strings that contain surrogates (from \\ud800-style escapes)."""
+    if isinstance(value, str):
+        value.encode("utf-8")
+    elif isinstance(value, list):
+        for v in value:
+            _check_scalars(v)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_scalars(k)
+            _check_scalars(v)
+
+
+def decode_frame(data, max_frame=DEFAULT_MAX_FRAME):
+    """Decode exactly one frame from data. Returns (length, body_bytes, object)."""
+    if len(data) < 4:
+        raise FramingError("truncated", "fewer than 4 bytes")
+    n = int.from_bytes(data[:4], "big")
+    if n > max_frame:
+        raise FramingError("oversize", "length %d > %d" % (n, max_frame))
+    if len(data) < 4 + n:
+        raise FramingError("truncated", "body has %d of %d bytes" % (len(data) - 4, n))
+    if len(data) > 4 + n:
+        raise ValueError("vector holds trailing bytes after the frame")
+    if n == 0:
+        raise FramingError("invalid-json", "empty body")
+    body = data[4:]
+    try:
+        text = body.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as e:
+        raise FramingError("invalid-utf8", str(e))
+    if text.startswith("\ufeff"):
+        raise FramingError("invalid-json", "byte order mark")
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+        _check_scalars(obj)
+    except (ValueError, UnicodeEncodeError) as e:
+        raise FramingError("invalid-json", str(e))
+    if not isinstance(obj, dict):
+        raise FramingError("invalid-json", "not a JSON object")
+    return n, body, obj
+
+
+def classify_fields(obj, validators):
+    """Schema-level class of a decoded object: None if valid, else an error class and details."""
+    if not isinstance(obj.get("type"), str):
+        return "missing-field", "no string type"
+    if obj["type"] not in FRAME_TYPES:
+        return "unknown-type", obj["type"]
+    errors = list(validators[obj["type"]].iter_errors(obj))
+    if not errors:
+        return None, ""
+    kinds = {"missing-field" if e.validator == "required" else "invalid-field" for e in errors}
+    detail = "; ".join("%s at /%s" % (e.validator, "/".join(map(str, e.absolute_path))) for e in errors)
+    if len(kinds) > 1:
+        return "mixed", detail
+    return kinds.pop(), detail
+
+
+def semantic_failures(obj):
+    """Rules JSON Schema cannot express. Returns the set of failed check names."""
+    failures = set()
+    t = obj.get("type")
+    if t == "request":
+        p = obj["payment"]
+        if not (peer_id_ok(p["payee"]) and peer_id_ok(p["payer"])):
+            failures.add("peer-id-check")
+        if p["payee"] == p["payer"]:
+            failures.add("payee-differs-payer")
+        if not p["expiresAt"] > p["createdAt"]:
+            failures.add("expires-after-created")
+    elif t == "hello":
+        if obj["maxVersion"] < obj["minVersion"]:
+            failures.add("version-range")
+    return failures
+
+
+def canonical(obj):
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+# ------------------------------------------------------------------ vector groups
+
+def check_valid(vectors, validators):
+    problems = []
+    for v in vectors:
+        name = v.get("name", "?")
+        try:
+            for key in ("name", "description", "frame", "hex"):
+                if key not in v:
+                    raise AssertionError("missing key " + key)
+            data = bytes.fromhex(v["hex"])
+            if v["hex"] != data.hex():
+                raise AssertionError("hex is not lowercase")
+            n, body, obj = decode_frame(data)
+            if n != len(body):
+                raise AssertionError("length prefix mismatch")
+            if body != canonical(v["frame"]):
+                raise AssertionError("body is not the canonical dump of frame")
+            if obj != v["frame"]:
+                raise AssertionError("decoded body differs from frame")
+            if not validators["frame"].is_valid(obj):
+                raise AssertionError("frame.json rejects it: " +
+                                     jsonschema.exceptions.best_match(validators["frame"].iter_errors(obj)).message)
+            cls, detail = classify_fields(obj, validators)
+            if cls is not None:
+                raise AssertionError("%s schema rejects it (%s): %s" % (obj.get("type"), cls, detail))
+            sem = semantic_failures(obj)
+            if sem:
+                raise AssertionError("semantic checks fail: " + ", ".join(sorted(sem)))
+            if v.get("ignoresUnknown") and not v.get("decodeOnly"):
+                raise AssertionError("ignoresUnknown vectors must be decodeOnly")
+        except Exception as e:  # any crash (e.g. an unresolvable $ref) fails this vector
+            problems.append((name, "%s: %s" % (type(e).__name__, e) if not isinstance(e, AssertionError) else str(e)))
+    return problems
+
+
+def check_invalid(vectors, validators):
+    problems = []
+    for v in vectors:
+        name = v.get("name", "?")
+        try:
+            for key in ("name", "description", "hex", "error"):
+                if key not in v:
+                    raise AssertionError("missing key " + key)
+            expected = v["error"]
+            if expected not in FRAMING_ERRORS | FIELD_ERRORS:
+                raise AssertionError("unknown error class " + expected)
+            detectable = v.get("schemaDetectable", True)
+            check = v.get("semanticCheck")
+            data = bytes.fromhex(v["hex"])
+            if "maxFrameSize" in v:
+                if not 4096 <= v["maxFrameSize"] <= DEFAULT_MAX_FRAME:
+                    raise AssertionError("maxFrameSize outside the permitted 4096..65536")
+                # single defect: with the default limit the frame must be fine
+                _, _, obj = decode_frame(data)
+                if classify_fields(obj, validators)[0] is not None or semantic_failures(obj):
+                    raise AssertionError("frame is invalid even without the lowered limit")
+            try:
+                _, _, obj = decode_frame(data, v.get("maxFrameSize", DEFAULT_MAX_FRAME))
+            except FramingError as e:
+                if e.kind != expected:
+                    raise AssertionError("framing says %s (%s), vector says %s" % (e.kind, e, expected))
+                if not detectable or check:
+                    raise AssertionError("framing error vector must not be marked semantic")
+                continue
+            if expected in FRAMING_ERRORS:
+                raise AssertionError("expected framing error %s but the frame decoded" % expected)
+            frame_ok = validators["frame"].is_valid(obj)
+            cls, detail = classify_fields(obj, validators)
+            if detectable:
+                if check:
+                    raise AssertionError("semanticCheck set on a schema-detectable vector")
+                if frame_ok:
+                    raise AssertionError("frame.json accepts it")
+                if cls != expected:
+                    raise AssertionError("schema class %s (%s), vector says %s" % (cls, detail, expected))
+            else:
+                if check not in SEMANTIC_CHECKS:
+                    raise AssertionError("schemaDetectable false needs a known semanticCheck")
+                if expected != "invalid-field":
+                    raise AssertionError("semantic failures are invalid-field")
+                if not frame_ok or cls is not None:
+                    raise AssertionError("not single-fault: schema rejects it too (%s)" % detail)
+                sem = semantic_failures(obj)
+                if sem != {check}:
+                    raise AssertionError("semantic failures %s, expected {%s}" % (sorted(sem), check))
+        except Exception as e:  # any crash (e.g. an unresolvable $ref) fails this vector
+            problems.append((name, "%s: %s" % (type(e).__name__, e) if not isinstance(e, AssertionError) else str(e)))
+    return problems
+
+
+def check_generated():
+    """The committed vector files must equal a fresh run of the generator."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("vector_generate", os.path.join(VECTOR_DIR, "generate.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    problems = []
+    for fn, text in mod.render().items():
+        with open(os.path.join(VECTOR_DIR, fn), encoding="utf-8") as f:
+            if f.read() != text:
+                problems.append((fn, "differs from protocol/vectors/generate.py output"))
+    return problems
+
+
+def main():
+    schemas = load_schemas()
+    p = check_schemas(schemas)
+    report("schemas", p, len(schemas) + 1, vectors=False)  # +1: currency enum
+    validators = build_validators(schemas)
+
+    p = self_test_peer_id()
+    report("peer-id self-test", p, 1, vectors=False)
+
+    with open(os.path.join(VECTOR_DIR, "valid.json"), encoding="utf-8") as f:
+        valid = json.load(f)
+    with open(os.path.join(VECTOR_DIR, "invalid.json"), encoding="utf-8") as f:
+        invalid = json.load(f)
+    names = [v.get("name") for v in valid + invalid]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    report("vector names unique", [("names", "duplicates %s" % dup)] if dup else [], 1, vectors=False)
+
+    groups = {}
+    for v in valid:
+        groups.setdefault("valid/" + v.get("frame", {}).get("type", "?"), []).append(v)
+    for g in sorted(groups):
+        report(g, check_valid(groups[g], validators), len(groups[g]))
+    missing = set(FRAME_TYPES) - {g.split("/")[1] for g in groups}
+    report("valid coverage", [("frame types", "no valid vector for %s" % sorted(missing))] if missing else [], 1,
+           vectors=False)
+
+    igroups = {}
+    for v in invalid:
+        igroups.setdefault("invalid/" + v.get("error", "?"), []).append(v)
+    for g in sorted(igroups):
+        report(g, check_invalid(igroups[g], validators), len(igroups[g]))
+
+    p = check_generated()
+    report("generator up to date", p, 1, vectors=False)
+
+    if other_failures:
+        print("other checks: %d failed" % other_failures)
+    print("vectors: %d passed, %d failed" % (passed, failed))
+    return 1 if failed or other_failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
