@@ -1,0 +1,410 @@
+public import Foundation
+public import InterPayCore
+public import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// Listens for peers, dials peers, and keeps one authenticated session per peer.
+///
+/// Every connection is TLS 1.3 with certificates on both sides; the peer ID of the other side is the hash of its
+/// certificate key. After TLS both sides send `hello`; the highest common version wins. A connection that has not
+/// finished TLS and `hello` within `handshakeTimeout` is closed. When two connections to the same peer exist, the
+/// one dialed by the peer with the lower ID survives (both sides decide the same way); a newer connection from the
+/// same dialer replaces an older one.
+public actor SessionManager {
+    /// This daemon's identity.
+    public nonisolated let identity: Identity
+    /// Session events, for one consumer (the daemon).
+    public nonisolated let events: AsyncStream<SessionEvent>
+
+    private nonisolated let configuration: TransportConfiguration
+    private nonisolated let logger: Logger
+    private nonisolated let eventContinuation: AsyncStream<SessionEvent>.Continuation
+    private nonisolated let serverContext: NIOSSLContext
+    private nonisolated let clientContext: NIOSSLContext
+    private nonisolated let codec: FrameCodec
+    private let group: MultiThreadedEventLoopGroup
+
+    private var server: NIOAsyncChannel<PendingConnection, Never>?
+    private var sessions: [PeerID: SessionHandle] = [:]
+    private var targets: [String: DialTarget] = [:]
+    private var dialCommands: AsyncStream<String>.Continuation?
+    private var nextGeneration = 0
+
+    /// Creates a manager; nothing listens or dials before `start()` and `run()`.
+    public init(identity: Identity, configuration: TransportConfiguration, logger: Logger) throws(TransportError) {
+        self.identity = identity
+        self.configuration = configuration
+        self.logger = logger
+        self.codec = FrameCodec(maxFrameSize: configuration.maxFrameSize)
+        self.group = .singleton
+        (self.events, self.eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4_096))
+        do {
+            self.serverContext = try NIOSSLContext(configuration: .interPay(identity: identity, server: true))
+            self.clientContext = try NIOSSLContext(configuration: .interPay(identity: identity, server: false))
+        } catch {
+            throw .tlsSetup(String(describing: error))
+        }
+    }
+
+    // MARK: Listening
+
+    /// Binds the listener and returns the port it got (useful with port 0).
+    public func start() async throws(TransportError) -> Int {
+        if let port = server?.channel.localAddress?.port { return port }
+        do {
+            let server = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.so_keepalive), value: 1)
+                .bind(host: configuration.host, port: configuration.port) { channel in
+                    self.configurePipeline(channel, expectedPeerID: nil)
+                }
+            self.server = server
+            return server.channel.localAddress?.port ?? configuration.port
+        } catch {
+            throw .bindFailed(host: configuration.host, port: configuration.port, reason: String(describing: error))
+        }
+    }
+
+    /// Serves inbound connections and dials the targets until the task is cancelled.
+    public func run() async throws {
+        _ = try await start()
+        guard let server else { return }
+        let (commands, commandContinuation) = AsyncStream.makeStream(of: String.self)
+        dialCommands = commandContinuation
+        for key in targets.keys { commandContinuation.yield(key) }
+        defer { eventContinuation.finish() }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                await withDiscardingTaskGroup { dials in
+                    for await key in commands {
+                        dials.addTask { await self.maintain(key: key) }
+                    }
+                }
+            }
+            try await withTaskCancellationHandler {
+                try await server.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await self.handle(connection, direction: .inbound, expected: nil) }
+                    }
+                }
+            } onCancel: {
+                commandContinuation.finish()
+                server.channel.close(promise: nil)
+            }
+            commandContinuation.finish()
+        }
+    }
+
+    // MARK: Dialing
+
+    /// Keeps a session to `host:port` up while it is wanted, reconnecting with backoff.
+    ///
+    /// `expectedPeerID` is the ID discovery announced for that address: the peer's key must match it. Without it
+    /// (a static peer) the first key seen is pinned for that address.
+    public func maintainConnection(key: String, host: String, port: Int, expectedPeerID: PeerID?) {
+        nextGeneration += 1
+        let existing = targets[key]
+        targets[key] = DialTarget(
+            host: host, port: port, expectedPeerID: expectedPeerID ?? existing?.pinnedPeerID,
+            pinnedPeerID: existing?.pinnedPeerID, generation: nextGeneration)
+        dialCommands?.yield(key)
+    }
+
+    /// Stops reconnecting to a target (an existing session stays until it ends).
+    public func stopMaintaining(key: String) {
+        targets.removeValue(forKey: key)
+    }
+
+    /// Sends a frame on the session with `peer`; false when there is no session.
+    @discardableResult
+    public func send(_ message: PaymentMessage, to peer: PeerID) -> Bool {
+        guard let session = sessions[peer] else { return false }
+        return session.enqueue(message)
+    }
+
+    /// The sessions that are up now.
+    public func currentSessions() -> [SessionInfo] {
+        sessions.values.map(\.info).sorted { $0.name < $1.name }
+    }
+
+    /// Closes every session, telling each peer why.
+    public func closeAll(reason: String) {
+        for session in sessions.values {
+            session.enqueue(.close(reason: reason))
+            session.finishOutbound()
+        }
+    }
+
+    private func maintain(key: String) async {
+        guard let generation = targets[key]?.generation else { return }
+        var attempt = 0
+        while !Task.isCancelled, let target = targets[key], target.generation == generation {
+            if let id = target.expectedPeerID, sessions[id] != nil {
+                attempt = 0
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            if let id = target.expectedPeerID, attempt == 0, identity.peerID > id {
+                // The lower ID dials first; give its connection a moment to arrive before dialing too.
+                try? await Task.sleep(for: .milliseconds(500))
+                if sessions[id] != nil { continue }
+            }
+            let outcome = await dial(target)
+            if case .session(let peerID) = outcome, target.expectedPeerID == nil {
+                targets[key]?.expectedPeerID = peerID
+                targets[key]?.pinnedPeerID = peerID
+            }
+            attempt = outcome.wasSession ? 0 : attempt + 1
+            try? await Task.sleep(for: configuration.reconnectBackoff.delay(attempt: max(attempt - 1, 0)))
+        }
+    }
+
+    private enum DialOutcome {
+        case session(PeerID)
+        case failed
+        var wasSession: Bool { if case .session = self { true } else { false } }
+    }
+
+    /// Dials once and runs the session until it ends.
+    private func dial(_ target: DialTarget) async -> DialOutcome {
+        let address = "\(target.host):\(target.port)"
+        do {
+            let connection = try await ClientBootstrap(group: group)
+                .connectTimeout(.seconds(5))
+                .channelOption(.socketOption(.so_keepalive), value: 1)
+                .connect(host: target.host, port: target.port) { channel in
+                    self.configurePipeline(channel, expectedPeerID: target.expectedPeerID)
+                }
+            if let peerID = await handle(connection, direction: .outbound, expected: target.expectedPeerID) {
+                return .session(peerID)
+            }
+            return .failed
+        } catch {
+            logger.debug("dial failed", metadata: ["address": "\(address)", "error": "\(error)"])
+            return .failed
+        }
+    }
+
+    // MARK: Connections
+
+    /// A connection before its handshake, with the timer that closes it if the handshake is too slow.
+    struct PendingConnection: Sendable {
+        let channel: NIOAsyncChannel<InboundFrame, PaymentMessage>
+        let deadline: Scheduled<Void>
+    }
+
+    /// Sets up TLS, framing and the handshake deadline on a new channel (runs on its event loop).
+    private nonisolated func configurePipeline(
+        _ channel: any Channel, expectedPeerID: PeerID?
+    )
+        -> EventLoopFuture<PendingConnection>
+    {
+        channel.eventLoop.makeCompletedFuture {
+            let verify = PeerVerifier(expected: expectedPeerID, logger: logger)
+            let tls: any ChannelHandler =
+                expectedPeerID == nil && channel.parent != nil
+                ? NIOSSLServerHandler(context: serverContext, customVerificationCallback: verify.callback)
+                : try NIOSSLClientHandler(
+                    context: clientContext, serverHostname: nil, customVerificationCallback: verify.callback)
+            let sync = channel.pipeline.syncOperations
+            try sync.addHandler(tls)
+            try sync.addHandler(ByteToMessageHandler(FrameDecoder(codec: codec)))
+            try sync.addHandler(MessageToByteHandler(FrameEncoder(codec: codec)))
+            let deadline = channel.eventLoop.scheduleTask(in: .init(configuration.handshakeTimeout)) {
+                channel.close(promise: nil)
+            }
+            let asyncChannel = try NIOAsyncChannel<InboundFrame, PaymentMessage>(wrappingChannelSynchronously: channel)
+            return PendingConnection(channel: asyncChannel, deadline: deadline)
+        }
+    }
+
+    /// Runs one connection: handshake, then the session until it ends. Returns the peer ID if a session came up.
+    @discardableResult
+    private nonisolated func handle(
+        _ pending: PendingConnection, direction: SessionInfo.Direction, expected: PeerID?
+    ) async
+        -> PeerID?
+    {
+        let channel = pending.channel.channel
+        let remote = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+        var establishedPeer: PeerID?
+        do {
+            try await pending.channel.executeThenClose { inbound, outbound in
+                var frames = inbound.makeAsyncIterator()
+                let ours = PaymentMessage.Hello(
+                    minVersion: configuration.versions.lowerBound, maxVersion: configuration.versions.upperBound,
+                    name: configuration.displayName, capabilities: configuration.capabilities,
+                    agent: configuration.agent)
+                try await outbound.write(.hello(ours))
+                guard let first = try await frames.next() else {
+                    throw TransportError.handshakeFailed("connection closed before hello")
+                }
+                guard case .message(.hello(let theirs)) = first else {
+                    try? await outbound.write(.error(.init(code: .malformedFrame, message: "expected hello")))
+                    throw TransportError.handshakeFailed("first frame was not hello")
+                }
+                guard let version = ours.negotiatedVersion(with: theirs) else {
+                    try? await outbound.write(
+                        .error(.init(code: .unsupportedVersion, message: "no common protocol version")))
+                    throw TransportError.noCommonVersion(
+                        ours: configuration.versions, theirs: theirs.minVersion...theirs.maxVersion)
+                }
+                let peerID = try await Self.peerID(of: channel)
+                if let expected, expected != peerID {
+                    throw TransportError.peerIDMismatch(expected: expected, actual: peerID)
+                }
+                guard peerID != identity.peerID else { throw TransportError.connectedToSelf }
+                pending.deadline.cancel()
+
+                let info = SessionInfo(
+                    peerID: peerID, name: theirs.name, version: version, remoteAddress: remote,
+                    direction: direction, since: Date())
+                let dialer = direction == .outbound ? identity.peerID : peerID
+                let session = SessionHandle(info: info, dialer: dialer, channel: channel)
+                guard await register(session) else {
+                    logger.debug("duplicate connection closed", metadata: ["peer": "\(peerID.shortDescription)"])
+                    return
+                }
+                establishedPeer = peerID
+                let reason = await runSession(session, frames: &frames, outbound: outbound)
+                if await unregister(session) {
+                    logger.info(
+                        "session down",
+                        metadata: ["peer": "\(info.name)", "id": "\(peerID.shortDescription)", "reason": "\(reason)"])
+                    eventContinuation.yield(.down(info, reason: reason))
+                }
+            }
+        } catch {
+            let reason = (error as? TransportError)?.description ?? String(describing: error)
+            if case TransportError.peerIDMismatch = error {
+                logger.warning("peer refused: \(reason)", metadata: ["address": "\(remote)"])
+            } else {
+                logger.debug(
+                    "connection ended before a session", metadata: ["address": "\(remote)", "reason": "\(reason)"])
+            }
+            if establishedPeer == nil { eventContinuation.yield(.refused(remoteAddress: remote, reason: reason)) }
+        }
+        return establishedPeer
+    }
+
+    /// The session's read loop, with its writer and keepalive alongside. Returns why it ended.
+    private nonisolated func runSession(
+        _ session: SessionHandle, frames: inout NIOAsyncChannelInboundStream<InboundFrame>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<PaymentMessage>
+    ) async -> String {
+        let interval = configuration.keepaliveInterval
+        let peer = session.info.peerID
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in session.outgoing {
+                    do { try await outbound.write(message) } catch { break }
+                }
+                // Nothing more to send (closeAll or the session ended): close our side.
+                outbound.finish()
+            }
+            group.addTask {
+                var nonce: UInt64 = 0
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    if session.silence > interval * 3 {
+                        session.endReason = "peer silent for \(session.silence)"
+                        session.channel.close(promise: nil)
+                        return
+                    }
+                    nonce += 1
+                    session.enqueue(.ping(nonce: nonce))
+                }
+            }
+            let reason: String
+            do {
+                reason = try await readLoop(session, frames: &frames)
+            } catch let error as FrameError {
+                session.enqueue(.error(.init(code: .limitExceeded, message: error.description)))
+                reason = error.description
+            } catch {
+                reason = session.endReason ?? String(describing: error)
+            }
+            session.finishOutbound()
+            group.cancelAll()
+            _ = peer
+            return reason
+        }
+    }
+
+    private nonisolated func readLoop(
+        _ session: SessionHandle, frames: inout NIOAsyncChannelInboundStream<InboundFrame>.AsyncIterator
+    ) async throws -> String {
+        let peer = session.info.peerID
+        while let frame = try await frames.next() {
+            session.markInbound()
+            switch frame {
+            case .message(.ping(let nonce)):
+                session.enqueue(.pong(nonce: nonce))
+            case .message(.pong):
+                break
+            case .message(.close(let reason)):
+                return "peer closed: \(reason)"
+            case .message(.hello):
+                session.enqueue(.error(.init(code: .malformedFrame, message: "hello after the handshake")))
+                return "second hello"
+            case .message(let message):
+                eventContinuation.yield(.message(message, from: peer))
+            case .undecodable(let error):
+                logger.notice(
+                    "undecodable frame", metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+                session.enqueue(.error(.init(code: .malformedFrame, message: String(error.description.prefix(200)))))
+            }
+        }
+        return session.endReason ?? "connection closed"
+    }
+
+    private func register(_ session: SessionHandle) -> Bool {
+        let peer = session.info.peerID
+        if let existing = sessions[peer] {
+            let keepNew =
+                existing.dialer == session.dialer || session.dialer == min(identity.peerID, peer)
+            guard keepNew else { return false }
+            existing.endReason = "replaced by a newer connection"
+            existing.channel.close(promise: nil)
+            sessions[peer] = session
+            logger.debug("session replaced", metadata: ["peer": "\(peer.shortDescription)"])
+            return true
+        }
+        sessions[peer] = session
+        logger.info(
+            "session up",
+            metadata: [
+                "peer": "\(session.info.name)", "id": "\(peer.shortDescription)",
+                "address": "\(session.info.remoteAddress)", "direction": "\(session.info.direction.rawValue)",
+            ])
+        eventContinuation.yield(.up(session.info))
+        return true
+    }
+
+    /// Removes a session; true if it was the current one for its peer.
+    private func unregister(_ session: SessionHandle) -> Bool {
+        guard sessions[session.info.peerID] === session else { return false }
+        sessions.removeValue(forKey: session.info.peerID)
+        return true
+    }
+
+    /// The peer ID proven by the TLS handshake.
+    private static func peerID(of channel: any Channel) async throws -> PeerID {
+        guard let certificate = try await channel.nioSSL_peerCertificate().get() else {
+            throw TransportError.noPeerCertificate
+        }
+        return try PeerID(certificate: certificate)
+    }
+}
+
+/// A peer address the manager keeps a session with.
+struct DialTarget: Sendable {
+    var host: String
+    var port: Int
+    var expectedPeerID: PeerID?
+    var pinnedPeerID: PeerID?
+    var generation: Int
+}

@@ -1,0 +1,44 @@
+public import InterPayCore
+
+/// How the transport listens, greets and keeps sessions alive.
+public struct TransportConfiguration: Sendable {
+    /// The display name sent in `hello`.
+    public var displayName: String
+    /// Address to listen on.
+    public var host: String
+    /// Port to listen on; 0 picks a free one (advertised through DNS-SD).
+    public var port: Int
+    /// Protocol versions this daemon speaks.
+    public var versions: ClosedRange<Int>
+    /// Capabilities announced in `hello`.
+    public var capabilities: [String]
+    /// Software name and version for `hello`.
+    public var agent: String
+    /// A connection that has not completed TLS and `hello` within this time is closed.
+    public var handshakeTimeout: Duration
+    /// A `ping` is sent this often; a peer silent for three intervals is dropped.
+    public var keepaliveInterval: Duration
+    /// Largest frame accepted (at most 64 KiB).
+    public var maxFrameSize: Int
+    /// Delays between reconnect attempts.
+    public var reconnectBackoff: Backoff
+
+    /// A configuration with the protocol's defaults.
+    public init(
+        displayName: String, host: String = "0.0.0.0", port: Int = 0, versions: ClosedRange<Int> = 1...1,
+        capabilities: [String] = ["payments"], agent: String = "interpayd",
+        handshakeTimeout: Duration = .seconds(5), keepaliveInterval: Duration = .seconds(15),
+        maxFrameSize: Int = Limits.maxFrameSize, reconnectBackoff: Backoff = Backoff()
+    ) {
+        self.displayName = displayName
+        self.host = host
+        self.port = port
+        self.versions = versions
+        self.capabilities = capabilities
+        self.agent = agent
+        self.handshakeTimeout = handshakeTimeout
+        self.keepaliveInterval = keepaliveInterval
+        self.maxFrameSize = maxFrameSize
+        self.reconnectBackoff = reconnectBackoff
+    }
+}

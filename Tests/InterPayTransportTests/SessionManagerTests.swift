@@ -1,0 +1,121 @@
+import Foundation
+import InterPayCore
+import InterPayTransport
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Testing
+
+@Suite("Sessions over TLS on loopback", .serialized)
+struct SessionManagerTests {
+    @Test("a dial brings up one authenticated session on both sides, and frames flow")
+    func sessionUp() async throws {
+        let alice = try await TestPeer(name: "Alice")
+        let bob = try await TestPeer(name: "Bob")
+        await alice.manager.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
+        await eventually("both sides up") { alice.upPeers() == [bob.id] && bob.upPeers() == [alice.id] }
+        let sessions = await bob.manager.currentSessions()
+        #expect(sessions.map(\.name) == ["Alice"])
+        #expect(sessions.first?.version == 1)
+
+        let accept = PaymentMessage.accept(.init(messageID: UUID(), paymentID: UUID()))
+        #expect(await alice.manager.send(accept, to: bob.id))
+        await eventually("Bob receives the frame") { bob.messages() == [accept] }
+        #expect(await alice.manager.send(accept, to: PeerID(subjectPublicKeyInfoDER: [1])) == false)
+        await alice.stop()
+        await eventually("Bob sees the session go down") {
+            bob.events.contains { if case .down = $0 { true } else { false } }
+        }
+        await bob.stop()
+    }
+
+    @Test("a peer whose key does not match the expected ID is refused")
+    func mismatch() async throws {
+        let alice = try await TestPeer(name: "Alice")
+        let mallory = try await TestPeer(name: "Mallory")
+        let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))
+        await alice.manager.maintainConnection(key: "bob", host: "127.0.0.1", port: mallory.port, expectedPeerID: bob)
+        await eventually("Alice refuses") { !alice.refusals().isEmpty }
+        #expect(alice.upPeers().isEmpty)
+        #expect(mallory.upPeers().isEmpty)
+        await alice.stop()
+        await mallory.stop()
+    }
+
+    @Test("simultaneous dials leave exactly one session, the same on both sides")
+    func simultaneousDials() async throws {
+        let alice = try await TestPeer(name: "Alice")
+        let bob = try await TestPeer(name: "Bob")
+        await alice.manager.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
+        await bob.manager.maintainConnection(
+            key: "alice", host: "127.0.0.1", port: alice.port, expectedPeerID: alice.id)
+        await eventually("both up") {
+            let a = await alice.manager.currentSessions().count
+            let b = await bob.manager.currentSessions().count
+            return a == 1 && b == 1
+        }
+        try await Task.sleep(for: .seconds(2))
+        let a = await alice.manager.currentSessions()
+        let b = await bob.manager.currentSessions()
+        #expect(a.count == 1 && b.count == 1)
+        // Both kept the connection dialed by the same side.
+        #expect(a.first?.direction != b.first?.direction)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a static peer without a known ID is pinned to the first key it shows")
+    func staticPeer() async throws {
+        let alice = try await TestPeer(name: "Alice")
+        let bob = try await TestPeer(name: "Bob")
+        await alice.manager.maintainConnection(key: "static", host: "127.0.0.1", port: bob.port, expectedPeerID: nil)
+        await eventually("session with Bob") { alice.upPeers() == [bob.id] }
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a connection that never completes the handshake is closed after the deadline")
+    func handshakeDeadline() async throws {
+        let bob = try await TestPeer(name: "Bob") { $0.handshakeTimeout = .milliseconds(300) }
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: bob.port).get()
+        let started = ContinuousClock.now
+        try await channel.closeFuture.get()
+        #expect(ContinuousClock.now - started < .seconds(3))
+        await bob.stop()
+    }
+
+    @Test("TLS without a client certificate is refused")
+    func noClientCertificate() async throws {
+        let bob = try await TestPeer(name: "Bob")
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        configuration.minimumTLSVersion = .tlsv13
+        let context = try NIOSSLContext(configuration: configuration)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: context, serverHostname: nil))
+                }
+            }
+            .connect(host: "127.0.0.1", port: bob.port).get()
+        try await channel.writeAndFlush(ByteBuffer(bytes: [0, 0, 0, 2, 0x7B, 0x7D]))
+        try? await channel.closeFuture.get()
+        await eventually("Bob refuses the connection") { !bob.refusals().isEmpty }
+        #expect(bob.upPeers().isEmpty)
+        await bob.stop()
+    }
+
+    @Test("no common protocol version: an error frame, no session")
+    func noCommonVersion() async throws {
+        let alice = try await TestPeer(name: "Alice") { $0.versions = 2...3 }
+        let bob = try await TestPeer(name: "Bob")
+        await alice.manager.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
+        await eventually("both refuse") { !alice.refusals().isEmpty && !bob.refusals().isEmpty }
+        #expect(alice.upPeers().isEmpty && bob.upPeers().isEmpty)
+        #expect(bob.refusals().contains { $0.contains("no common protocol version") })
+        await alice.stop()
+        await bob.stop()
+    }
+}
