@@ -52,7 +52,8 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         if now >= payment.expiresAt {
             lifecycle.move(to: .expired, confirmed: false, actions: &actions)
         }
-        actions.append(.acknowledge(messageID: messageID, state: lifecycle.state, reasonCode: nil))
+        actions.append(
+            .acknowledge(messageID: messageID, state: lifecycle.state, reasonCode: lifecycle.state.conflictReason))
         return (lifecycle, actions)
     }
 

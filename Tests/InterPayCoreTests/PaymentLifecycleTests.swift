@@ -35,7 +35,7 @@ struct PaymentLifecycleTests {
         #expect(
             lateActions == [
                 .transition(from: .pending, to: .expired),
-                .acknowledge(messageID: message, state: .expired, reasonCode: nil),
+                .acknowledge(messageID: message, state: .expired, reasonCode: .alreadyExpired),
             ])
     }
 
