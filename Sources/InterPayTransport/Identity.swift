@@ -35,17 +35,8 @@ public struct Identity: Sendable {
             throw .identityStorage(path: directory.path, reason: String(describing: error))
         }
 
-        let key: P256.Signing.PrivateKey
-        if fileManager.fileExists(atPath: keyURL.path) {
-            do {
-                key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyURL, encoding: .utf8))
-            } catch {
-                throw .identityCorrupt(path: keyURL.path, reason: String(describing: error))
-            }
-        } else {
-            key = P256.Signing.PrivateKey()
-            try write(key.pemRepresentation, to: keyURL)
-        }
+        let key =
+            fileManager.fileExists(atPath: keyURL.path) ? try loadKey(at: keyURL) : try createKey(at: keyURL)
         let peerID = PeerID(subjectPublicKeyInfoDER: key.publicKey.derRepresentation)
 
         // Reuse the stored certificate when it still belongs to the key; otherwise make a new one.
@@ -97,6 +88,30 @@ public struct Identity: Sendable {
         } catch {
             throw .tlsSetup("cannot create the certificate: \(error)")
         }
+    }
+
+    private static func loadKey(at url: URL) throws(TransportError) -> P256.Signing.PrivateKey {
+        do {
+            return try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: url, encoding: .utf8))
+        } catch {
+            throw .identityCorrupt(path: url.path, reason: String(describing: error))
+        }
+    }
+
+    /// Creates the key file exactly once, even when two processes start on the same state directory at the same
+    /// moment (a daemon and `interpayd --print-id`): the new key is written to a private temporary file and
+    /// hard-linked into place, which fails if the file exists; the loser then uses the winner's key.
+    private static func createKey(at url: URL) throws(TransportError) -> P256.Signing.PrivateKey {
+        let candidate = P256.Signing.PrivateKey()
+        let temporary = url.deletingLastPathComponent().appending(path: ".\(url.lastPathComponent).\(getpid()).new")
+        try write(candidate.pemRepresentation, to: temporary)
+        defer { unlink(temporary.path) }
+        if link(temporary.path, url.path) == 0 { return candidate }
+        let error = errno
+        guard error == EEXIST else {
+            throw .identityStorage(path: url.path, reason: String(cString: strerror(error)))
+        }
+        return try loadKey(at: url)
     }
 
     /// Writes `text` to `url` readable by the owner only.
