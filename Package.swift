@@ -12,10 +12,18 @@ let package = Package(
     name: "InterPay",
     platforms: [.macOS(.v14)],
     products: [
-        .library(name: "InterPayCore", targets: ["InterPayCore"])
+        .library(name: "InterPayCore", targets: ["InterPayCore"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0")
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: System libraries (each imported by exactly one wrapper module)
@@ -37,6 +45,44 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Services
+        .target(
+            name: "InterPayDiscovery",
+            dependencies: [
+                "CDNSSD", "InterPayCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "InterPayTransport",
+            dependencies: [
+                "InterPayCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "InterPayStore",
+            dependencies: ["InterPayCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "InterPayControl",
+            dependencies: [
+                "InterPayCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // MARK: Tests
         .testTarget(
             name: "InterPayCoreTests",
@@ -45,6 +91,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CDNSSDTests", dependencies: ["CDNSSD"], swiftSettings: swiftSettings),
+        .testTarget(name: "InterPayDiscoveryTests", dependencies: ["InterPayDiscovery"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "InterPayStoreTests",
+            dependencies: ["InterPayStore", "InterPayCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "InterPayControlTests",
+            dependencies: ["InterPayControl", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "InterPayTransportTests",
+            dependencies: [
+                "InterPayTransport",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CCurlTests", dependencies: ["CCurl"], swiftSettings: swiftSettings),
     ]
 )

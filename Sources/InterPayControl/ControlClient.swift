@@ -1,0 +1,238 @@
+import Foundation
+import Synchronization
+
+/// Talks to the local daemon over the control socket; what the `interpay` CLI uses.
+///
+/// Each call connects, sends one request, reads one response and closes. The socket work is plain blocking POSIX
+/// I/O on a thread of its own, so the CLI starts no event loop and no cooperative thread is ever blocked.
+public struct ControlClient: Sendable {
+    /// The default time to wait for the daemon.
+    public static let defaultTimeout: Duration = .seconds(30)
+    /// The default bound on one response line: 64 MiB.
+    public static let defaultMaxResponseLength = 64 << 20
+
+    /// The socket path.
+    public var path: String
+    /// How long to wait for connecting and for the response (for `subscribe`, for its acknowledgement).
+    public var timeout: Duration
+    /// The longest response line accepted, in bytes.
+    public var maxResponseLength: Int
+
+    /// A client for the socket at `path` (see `ControlSocketPath.resolve`).
+    public init(
+        path: String, timeout: Duration = Self.defaultTimeout, maxResponseLength: Int = Self.defaultMaxResponseLength
+    ) {
+        self.path = path
+        self.timeout = timeout
+        self.maxResponseLength = maxResponseLength
+    }
+
+    /// Calls `method` with `params` and returns its result.
+    ///
+    /// Throws `.daemonUnreachable` when no daemon answers (no socket, refused, permission denied, timeout),
+    /// `.rpc` with the daemon's error, `.invalidResponse` when the answer is not a JSON-RPC response.
+    public func call(_ method: String, params: JSONValue? = nil) async throws(ControlClientError) -> JSONValue {
+        let client = self
+        let outcome: Result<JSONValue, ControlClientError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: client.exchange(method: method, params: params))
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Subscribes to the daemon's events, for `interpay watch`.
+    ///
+    /// The stream yields the `params` of every `event` notification in order. It fails with a `ControlClientError`
+    /// when the subscription cannot be made, and with `.daemonUnreachable` when the daemon goes away. Stopping the
+    /// iteration (or cancelling its task) closes the connection.
+    public func subscribe() -> AsyncThrowingStream<JSONValue, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self, throwing: (any Error).self)
+        let subscription = Subscription()
+        continuation.onTermination = { _ in subscription.terminate() }
+        let client = self
+        Thread.detachNewThread {
+            client.runSubscription(continuation: continuation, subscription: subscription)
+        }
+        return stream
+    }
+
+    // MARK: Blocking work (on the client's own threads)
+
+    /// The request id the client uses; one request per connection.
+    private static let requestID: RPCID = 1
+
+    private func exchange(method: String, params: JSONValue?) -> Result<JSONValue, ControlClientError> {
+        let deadline = ContinuousClock.now + timeout
+        let connection: UnixSocketConnection
+        do {
+            connection = try UnixSocketConnection.connect(path: path, timeout: timeout)
+        } catch {
+            return .failure(unreachable(error))
+        }
+        defer { connection.close() }
+        let request = RPCRequest(id: Self.requestID, method: method, params: params)
+        var sendFailure: UnixSocketConnection.IOFailure?
+        do {
+            try connection.send(Self.line(request.jsonValue))
+        } catch {
+            // The daemon may have answered and closed already (e.g. a refusal); read what it sent before failing.
+            sendFailure = error
+        }
+        var reader = LineReader(maxLength: maxResponseLength)
+        do throws(ControlClientError) {
+            guard let response = try readResponse(from: connection, reader: &reader, deadline: deadline) else {
+                if let sendFailure { return .failure(unreachable(sendFailure)) }
+                return .failure(.invalidResponse("the daemon closed the connection without answering"))
+            }
+            return response.outcome.mapError { .rpc($0) }
+        } catch {
+            if let sendFailure, case .daemonUnreachable = error { return .failure(unreachable(sendFailure)) }
+            return .failure(error)
+        }
+    }
+
+    /// Reads lines until the response to our request; nil at end of input. Notifications are skipped.
+    private func readResponse(
+        from connection: UnixSocketConnection, reader: inout LineReader, deadline: ContinuousClock.Instant?
+    ) throws(ControlClientError) -> RPCResponse? {
+        while true {
+            let line: [UInt8]?
+            do {
+                line = try reader.nextLine(from: connection, deadline: deadline)
+            } catch {
+                throw readFailure(error)
+            }
+            guard let line else { return nil }
+            guard let value = try Self.parse(line) else { continue }
+            if value["method"] != nil { continue }  // a notification, not our answer
+            guard let response = RPCResponse(value) else {
+                throw .invalidResponse("not a JSON-RPC response: \(Self.excerpt(line))")
+            }
+            // A null id answers a request the daemon could not read (or a refused connection): it is ours too.
+            guard response.id == nil || response.id == Self.requestID else {
+                throw .invalidResponse("answer to another request (id \(response.id?.description ?? "null"))")
+            }
+            return response
+        }
+    }
+
+    private func runSubscription(
+        continuation: AsyncThrowingStream<JSONValue, any Error>.Continuation, subscription: Subscription
+    ) {
+        let connection: UnixSocketConnection
+        do {
+            connection = try UnixSocketConnection.connect(path: path, timeout: timeout)
+        } catch {
+            continuation.finish(throwing: unreachable(error))
+            return
+        }
+        defer { connection.close() }
+        guard subscription.attach(connection) else { return }
+        var reader = LineReader(maxLength: maxResponseLength)
+        do throws(ControlClientError) {
+            let request = RPCRequest(id: Self.requestID, method: "subscribe")
+            do {
+                try connection.send(Self.line(request.jsonValue))
+            } catch {
+                throw unreachable(error)
+            }
+            guard
+                let response = try readResponse(
+                    from: connection, reader: &reader, deadline: .now + timeout)
+            else {
+                throw .daemonUnreachable(path: path, reason: "the daemon closed the connection")
+            }
+            if case .failure(let error) = response.outcome { throw .rpc(error) }
+            while true {
+                let line: [UInt8]?
+                do {
+                    line = try reader.nextLine(from: connection, deadline: nil)
+                } catch {
+                    throw readFailure(error)
+                }
+                guard let line else {
+                    throw .daemonUnreachable(path: path, reason: "the daemon closed the connection")
+                }
+                guard let value = try Self.parse(line) else { continue }
+                guard value["method"] == "event" else { continue }
+                continuation.yield(value["params"] ?? .null)
+            }
+        } catch {
+            // After the consumer went away, the failure is only the shutdown we caused.
+            if subscription.isTerminated {
+                continuation.finish()
+            } else {
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+
+    private func unreachable(_ failure: UnixSocketConnection.IOFailure) -> ControlClientError {
+        switch failure {
+        case .timedOut: .daemonUnreachable(path: path, reason: "no answer within \(timeout)")
+        case .failed(let reason): .daemonUnreachable(path: path, reason: reason)
+        case .lineTooLong(let limit): .invalidResponse("response line longer than \(limit) bytes")
+        }
+    }
+
+    private func readFailure(_ failure: UnixSocketConnection.IOFailure) -> ControlClientError {
+        switch failure {
+        case .failed(let reason): .daemonUnreachable(path: path, reason: "connection lost: \(reason)")
+        default: unreachable(failure)
+        }
+    }
+
+    /// A parsed line; nil for a blank one.
+    private static func parse(_ line: [UInt8]) throws(ControlClientError) -> JSONValue? {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+        do {
+            return try JSONValue(parsing: line)
+        } catch {
+            throw .invalidResponse("not JSON (\(error)): \(excerpt(line))")
+        }
+    }
+
+    private static func excerpt(_ line: [UInt8]) -> String {
+        let text = String(decoding: line.prefix(200), as: UTF8.self)
+        return line.count > 200 ? text + "…" : text
+    }
+
+    private static func line(_ value: JSONValue) -> [UInt8] {
+        var bytes = value.jsonBytes
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+}
+
+/// The link between a subscription's stream and its thread: stopping the stream shuts the connection down.
+private final class Subscription: Sendable {
+    private struct State {
+        var connection: UnixSocketConnection?
+        var terminated = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Records the connection; false when the consumer is already gone (the caller then just closes it).
+    func attach(_ connection: UnixSocketConnection) -> Bool {
+        state.withLock { state in
+            guard !state.terminated else { return false }
+            state.connection = connection
+            return true
+        }
+    }
+
+    /// The consumer went away: wake the thread.
+    func terminate() {
+        state.withLock { state in
+            state.terminated = true
+            state.connection?.shutdown()
+            state.connection = nil
+        }
+    }
+
+    var isTerminated: Bool {
+        state.withLock { $0.terminated }
+    }
+}

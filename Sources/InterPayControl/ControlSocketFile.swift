@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// File-system chores around the control socket: its directory, a left-over socket, its modes, its removal.
+///
+/// These are short system calls on local files; they run on the calling thread.
+enum ControlSocketFile {
+    /// What is at the socket path before binding.
+    enum Existing: Equatable {
+        case absent
+        /// A socket nobody listens on (left by a daemon that died).
+        case stale
+        /// A socket some process accepts connections on.
+        case live
+        case notASocket
+    }
+
+    /// Identifies one socket file, so that only our own is removed at exit.
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The longest path a `sockaddr_un` holds (without the terminating NUL).
+    static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// The directory part of `path` ("." when there is none).
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    /// Creates the socket's parent directory with `mode` (and group `groupID`) if it is missing; missing ancestors
+    /// get `0755`. An existing directory is left as it is.
+    static func prepareDirectory(for path: String, mode: UInt32, groupID: UInt32?) throws(ControlServerError) {
+        let directory = parentDirectory(of: path)
+        var info = stat()
+        if stat(directory, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw .directoryFailed(path: directory, reason: "exists and is not a directory")
+            }
+            return
+        }
+        try makeDirectory(directory, mode: 0o755)
+        if let groupID, chown(directory, uid_t.max, groupID) != 0 {
+            throw .directoryFailed(path: directory, reason: "chgrp \(groupID): \(errorText())")
+        }
+        // mkdir applies the umask; set the mode exactly.
+        guard chmod(directory, mode_t(mode)) == 0 else {
+            throw .directoryFailed(path: directory, reason: "chmod \(String(mode, radix: 8)): \(errorText())")
+        }
+    }
+
+    private static func makeDirectory(_ directory: String, mode: mode_t) throws(ControlServerError) {
+        if mkdir(directory, mode) == 0 { return }
+        switch errno {
+        case EEXIST:
+            return
+        case ENOENT:
+            let parent = parentDirectory(of: directory)
+            guard parent != directory else { throw .directoryFailed(path: directory, reason: errorText()) }
+            try makeDirectory(parent, mode: 0o755)
+            guard mkdir(directory, mode) == 0 || errno == EEXIST else {
+                throw .directoryFailed(path: directory, reason: errorText())
+            }
+        default:
+            throw .directoryFailed(path: directory, reason: errorText())
+        }
+    }
+
+    /// Looks at what is at `path`: nothing, a stale socket, a live one, or something else.
+    static func probe(_ path: String) throws(ControlServerError) -> Existing {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return .absent }
+            throw .probeFailed(path: path, reason: errorText())
+        }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { return .notASocket }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .probeFailed(path: path, reason: errorText()) }
+        defer { close(fd) }
+        // Non-blocking, so that a listener with a full backlog answers EAGAIN instead of blocking us.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var address = sockaddr_un()
+        guard fill(&address, path: path) else { throw .pathTooLong(path: path, limit: maxPathLength) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result == 0 { return .live }
+        switch errno {
+        case EAGAIN, EINPROGRESS: return .live
+        case ECONNREFUSED: return .stale
+        case ENOENT: return .absent
+        default: throw .probeFailed(path: path, reason: errorText())
+        }
+    }
+
+    /// Copies `path` into `sun_path`; false when it does not fit.
+    static func fill(_ address: inout sockaddr_un, path: String) -> Bool {
+        let bytes = Array(path.utf8)
+        guard bytes.count <= maxPathLength else { return false }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.initializeMemory(as: UInt8.self, repeating: 0)
+            raw.copyBytes(from: bytes)
+        }
+        return true
+    }
+
+    /// Removes a stale socket file.
+    static func removeStale(_ path: String) throws(ControlServerError) {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .probeFailed(path: path, reason: "cannot remove the stale socket: \(errorText())")
+        }
+    }
+
+    /// Sets the socket's mode and, when configured, its group.
+    static func applyPermissions(_ path: String, mode: UInt32, groupID: UInt32?) throws(ControlServerError) {
+        if let groupID, chown(path, uid_t.max, groupID) != 0 {
+            throw .permissionsFailed(path: path, reason: "chgrp \(groupID): \(errorText())")
+        }
+        guard chmod(path, mode_t(mode)) == 0 else {
+            throw .permissionsFailed(path: path, reason: "chmod \(String(mode, radix: 8)): \(errorText())")
+        }
+    }
+
+    /// The device and inode of the file at `path`, if any.
+    static func identity(of path: String) -> Identity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// Removes the socket at `path` if it is still the one identified by `identity`.
+    static func remove(_ path: String, ifStill identity: Identity?) {
+        guard let identity, self.identity(of: path) == identity else { return }
+        unlink(path)
+    }
+
+    /// The text of the current `errno`.
+    static func errorText(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code))
+    }
+}

@@ -1,0 +1,56 @@
+public import Foundation
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value; integers that fit in `Int64` become `.int`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue {
+    /// The JSON form of an `Encodable` value (through `JSONEncoder`; integers stay exact).
+    public init(encoding value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
+        let data = try encoder.encode(value)
+        do {
+            try self.init(parsing: data)
+        } catch {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "JSONEncoder produced invalid JSON: \(error)"))
+        }
+    }
+
+    /// Decodes a `Decodable` type from this value (through `JSONDecoder`).
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        try decoder.decode(type, from: Data(jsonBytes))
+    }
+}

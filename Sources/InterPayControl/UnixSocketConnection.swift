@@ -1,0 +1,175 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A blocking connection to a Unix stream socket, for the client's dedicated threads.
+///
+/// One thread reads and writes; any thread may call `shutdown()` to wake it. Only `close()` releases the
+/// descriptor, and the mutex keeps `shutdown()` from touching a descriptor number that was already closed.
+final class UnixSocketConnection: Sendable {
+    /// Why an I/O operation stopped.
+    enum IOFailure: Error, Equatable {
+        case timedOut
+        case failed(String)
+        case lineTooLong(Int)
+    }
+
+    /// The descriptor; -1 once closed.
+    private let descriptor: Mutex<Int32>
+
+    private init(descriptor: Int32) {
+        self.descriptor = Mutex(descriptor)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Connects to `path`, giving up after `timeout` (a listener with a full backlog makes connect wait).
+    ///
+    /// Throws the reason as a short phrase: "no socket file", "connection refused", "permission denied", …
+    static func connect(path: String, timeout: Duration) throws(IOFailure) -> UnixSocketConnection {
+        var address = sockaddr_un()
+        guard ControlSocketFile.fill(&address, path: path) else {
+            throw .failed("socket path longer than \(ControlSocketFile.maxPathLength) bytes")
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .failed(ControlSocketFile.errorText()) }
+        let connection = UnixSocketConnection(descriptor: fd)
+        // For Unix sockets the send timeout also bounds connect.
+        var time = timeval(duration: timeout)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            switch code {
+            case ENOENT: throw .failed("no socket file")
+            case ECONNREFUSED: throw .failed("connection refused (the socket file is stale)")
+            case EACCES, EPERM: throw .failed("permission denied")
+            case EAGAIN, ETIMEDOUT, EINPROGRESS: throw .timedOut
+            default: throw .failed(ControlSocketFile.errorText(code))
+            }
+        }
+        return connection
+    }
+
+    /// Writes all of `bytes` (blocking, bounded by the connect timeout per write).
+    func send(_ bytes: [UInt8]) throws(IOFailure) {
+        let fd = descriptor.withLock { $0 }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { throw .timedOut }
+                throw .failed(ControlSocketFile.errorText())
+            }
+            offset += written
+        }
+    }
+
+    /// Reads what is available into `buffer`, waiting until `deadline` (forever when nil); 0 at end of input.
+    func receive(into buffer: inout [UInt8], deadline: ContinuousClock.Instant?) throws(IOFailure) -> Int {
+        let fd = descriptor.withLock { $0 }
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let timeout: Int32
+            if let deadline {
+                let remaining = deadline - .now
+                guard remaining > .zero else { throw .timedOut }
+                let (seconds, attoseconds) = remaining.components
+                timeout = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            } else {
+                timeout = -1
+            }
+            let ready = poll(&poller, 1, timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .failed(ControlSocketFile.errorText())
+            }
+            if ready == 0 { continue }  // re-check the deadline
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw .failed(ControlSocketFile.errorText())
+            }
+            buffer.append(contentsOf: chunk[..<count])
+            return count
+        }
+    }
+
+    /// Wakes a thread blocked on this connection (it then sees end of input); safe from any thread.
+    func shutdown() {
+        descriptor.withLock { fd in
+            if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Closes the sending side only (the peer sees end of input); reading goes on.
+    func shutdownWrite() {
+        descriptor.withLock { fd in
+            if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+        }
+    }
+
+    /// Releases the descriptor; later calls do nothing.
+    func close() {
+        descriptor.withLock { fd in
+            if fd >= 0 { _ = Glibc.close(fd) }
+            fd = -1
+        }
+    }
+}
+
+/// Splits what a `UnixSocketConnection` receives into lines.
+struct LineReader {
+    private var buffer: [UInt8] = []
+    private var scanned = 0
+    let maxLength: Int
+
+    init(maxLength: Int) {
+        self.maxLength = maxLength
+    }
+
+    /// The next line without its terminator; nil at end of input (an unterminated last line is returned first).
+    mutating func nextLine(
+        from connection: UnixSocketConnection, deadline: ContinuousClock.Instant?
+    ) throws(UnixSocketConnection.IOFailure) -> [UInt8]? {
+        while true {
+            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                scanned = 0
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return line
+            }
+            scanned = buffer.count
+            guard buffer.count <= maxLength + 1 else { throw .lineTooLong(maxLength) }
+            if try connection.receive(into: &buffer, deadline: deadline) == 0 {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return buffer
+            }
+        }
+    }
+}
+
+extension timeval {
+    /// A `timeval` for a duration (at least 1 ms, so that zero does not mean "forever").
+    fileprivate init(duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let microseconds = max(attoseconds / 1_000_000_000_000, seconds <= 0 ? 1_000 : 0)
+        self.init(tv_sec: Int(seconds), tv_usec: Int(microseconds))
+    }
+}

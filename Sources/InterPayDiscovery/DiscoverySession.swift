@@ -1,0 +1,556 @@
+import CDNSSD
+import Dispatch
+import InterPayCore
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One run of `ServiceDiscovery.events()`: registers the advertisement, browses, resolves what it finds, and
+/// reconnects when avahi-daemon goes away.
+///
+/// States: `idle` → `running` (browse and registration created) ⇄ `waiting` (avahi unreachable; a retry is
+/// scheduled) → `stopped` (the consumer ended the stream). Every DNS-SD ref belongs to a `DNSServiceOperation`
+/// that is cancelled (and its ref deallocated) when the session leaves `running` or no longer needs it.
+///
+/// `@unchecked Sendable`: every mutable property is used only on `queue`, a serial queue that also runs every
+/// DNS-SD callback; the immutable ones are set in `init`.
+final class DiscoverySession: @unchecked Sendable {
+    /// How long a resolve plus address lookup may take before it counts as failed.
+    static let resolutionTimeout: Duration = .seconds(10)
+    /// Failed resolutions of one instance before giving up on it until it is announced again.
+    static let maximumResolutionAttempts = 5
+    /// After reconnecting, how long known peers may take to be browsed again before they count as gone.
+    static let staleGrace: Duration = .seconds(10)
+    /// How long a connection must last before an outage counts as new: a new warning, backoff from the start.
+    static let stabilityPeriod: Duration = .seconds(10)
+    /// How long an IPv6 answer waits for an IPv4 one.
+    static let ipv4Preference: Duration = .milliseconds(500)
+    /// Alternative names tried when the name is taken on this host.
+    static let maximumRenames = 50
+
+    /// The number of sessions not yet deinitialized, in this process (for tests).
+    static var liveCount: Int { live.withLock { $0 } }
+    private static let live = Mutex(0)
+
+    /// Silences Avahi's "this program uses the Apple Bonjour compatibility layer" banner; done once, before the
+    /// first DNS-SD call, and only when the variable is not set already.
+    private static let quietAvahi: Void = {
+        setenv("AVAHI_COMPAT_NOWARN", "1", 0)
+    }()
+
+    private enum Phase {
+        case idle
+        case running
+        case waiting
+        case stopped
+    }
+
+    /// The advertisement in the form DNS-SD takes it.
+    private struct Registration {
+        var name: String
+        var port: UInt16
+        var txt: [UInt8]
+    }
+
+    private let queue: DispatchQueue
+    private let serviceType: String
+    private let ownPeerID: PeerID?
+    private let retry: RetryPolicy
+    private let logger: Logger
+    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let advertisement: Registration?
+
+    private var phase = Phase.idle
+    private var browse: DNSServiceOperation?
+    private var registration: DNSServiceOperation?
+    /// The name the current registration asked for, and the one reported with `registered`.
+    private var requestedName: String?
+    private var registeredName: String?
+    /// Every instance seen since the last reconnect, plus the reported ones kept across an outage.
+    private var services: [String: DiscoveredService] = [:]
+    /// Connection attempts that failed in a row (for the backoff).
+    private var failedAttempts = 0
+    /// Whether `unavailable` was reported and `available` not yet again.
+    private var isUnavailable = false
+    /// Whether this outage was already logged as a warning (later attempts log at debug level).
+    private var hasWarned = false
+    private var retryItem: DispatchWorkItem?
+    private var sweepItem: DispatchWorkItem?
+    private var stableItem: DispatchWorkItem?
+
+    init(
+        advertisement: Advertisement?, ownPeerID: PeerID?, serviceType: String, retry: RetryPolicy, logger: Logger,
+        continuation: AsyncStream<DiscoveryEvent>.Continuation
+    ) {
+        self.queue = DispatchQueue(label: "InterPayDiscovery.session")
+        self.serviceType = serviceType
+        self.ownPeerID = ownPeerID
+        self.retry = retry
+        self.logger = logger
+        self.continuation = continuation
+        if let advertisement {
+            do {
+                try advertisement.validate()
+                self.advertisement = TXTRecord.encode(peerID: advertisement.peerID, versions: advertisement.versions)
+                    .map { Registration(name: advertisement.instanceName, port: UInt16(advertisement.port), txt: $0) }
+            } catch {
+                logger.error("not advertising on DNS-SD", metadata: ["reason": "\(error)"])
+                self.advertisement = nil
+            }
+        } else {
+            self.advertisement = nil
+        }
+        Self.live.withLock { $0 += 1 }
+    }
+
+    deinit {
+        Self.live.withLock { $0 -= 1 }
+    }
+
+    /// Starts registering and browsing (asynchronously, on the session queue).
+    func start() {
+        Self.quietAvahi
+        queue.async { [self] in connect() }
+    }
+
+    /// Ends the session: every ref is deallocated, every timer cancelled, the stream finished.
+    func stop() {
+        queue.async { [self] in
+            guard phase != .stopped else { return }
+            phase = .stopped
+            tearDown()
+            for service in services.values { service.cancelWork() }
+            services = [:]
+            retryItem?.cancel()
+            retryItem = nil
+            continuation.finish()
+            logger.debug("DNS-SD discovery stopped")
+        }
+    }
+
+    // MARK: Connecting and outages
+
+    private func connect() {
+        guard phase == .idle || phase == .waiting else { return }
+        retryItem = nil
+        do throws(DiscoveryError) {
+            try startBrowsing()
+            if let advertisement { try startRegistration(named: advertisement.name) }
+        } catch {
+            outage(error)
+            return
+        }
+        phase = .running
+        // Backoff and warning start over only once the connection has lasted; a daemon that accepts clients and
+        // then fails them at once is retried with growing delays and warned about once.
+        let stable = DispatchWorkItem { [weak self] in
+            guard let self, phase == .running else { return }
+            stableItem = nil
+            failedAttempts = 0
+            hasWarned = false
+        }
+        stableItem = stable
+        queue.asyncAfter(deadline: .now() + Self.stabilityPeriod.dispatchInterval, execute: stable)
+        let what = advertisement == nil ? "browsing" : "browsing and advertising"
+        if isUnavailable {
+            logger.notice("avahi-daemon is reachable again: \(what) \(serviceType)")
+        } else {
+            logger.debug("DNS-SD \(what) \(serviceType)")
+        }
+        isUnavailable = false
+        emit(.available)
+        if !services.isEmpty { scheduleSweep() }
+    }
+
+    /// avahi-daemon is unreachable or an operation failed for good: tear everything down, keep the reported
+    /// peers, tell the consumer once, and try again later.
+    private func outage(_ error: DiscoveryError) {
+        guard phase != .stopped else { return }
+        tearDown()
+        phase = .waiting
+        let delay = retry.delay(attempt: failedAttempts)
+        failedAttempts += 1
+        if !hasWarned {
+            hasWarned = true
+            let advice = error.isDaemonUnreachable ? "; peers must be given with --peer until it is back" : ""
+            logger.warning(
+                "\(error)\(advice); retrying in \(delay.logText) (further failures are logged at debug level)")
+        } else {
+            logger.debug("DNS-SD still unavailable: \(error); retrying in \(delay.logText)")
+        }
+        if !isUnavailable {
+            isUnavailable = true
+            emit(.unavailable(reason: error.description))
+        }
+        // Weak: a cancelled work item keeps its closure until its deadline; the stream keeps the session alive.
+        let item = DispatchWorkItem { [weak self] in self?.connect() }
+        retryItem = item
+        queue.asyncAfter(deadline: .now() + delay.dispatchInterval, execute: item)
+    }
+
+    /// Closes every ref. Reported peers are kept (no longer present, until the browser sees them again);
+    /// everything else is forgotten.
+    private func tearDown() {
+        browse?.cancel()
+        browse = nil
+        registration?.cancel()
+        registration = nil
+        requestedName = nil
+        registeredName = nil
+        sweepItem?.cancel()
+        sweepItem = nil
+        stableItem?.cancel()
+        stableItem = nil
+        for (name, service) in services {
+            service.cancelWork()
+            service.interfaces = [:]
+            if service.reported == nil { services[name] = nil }
+        }
+    }
+
+    /// After a reconnect: peers that the browser has not reported again within `staleGrace` are gone.
+    private func scheduleSweep() {
+        sweepItem?.cancel()
+        let item = DispatchWorkItem { [weak self] in self?.sweepStale() }
+        sweepItem = item
+        queue.asyncAfter(deadline: .now() + Self.staleGrace.dispatchInterval, execute: item)
+    }
+
+    private func sweepStale() {
+        sweepItem = nil
+        guard phase == .running else { return }
+        for (name, service) in services where !service.isPresent {
+            services[name] = nil
+            service.cancelWork()
+            if let peer = service.reported {
+                logger.debug("DNS-SD instance not seen again after reconnecting", metadata: ["service": "\(name)"])
+                emit(.disappeared(serviceName: name, peerID: peer.peerID))
+            }
+        }
+    }
+
+    private func emit(_ event: DiscoveryEvent) {
+        continuation.yield(event)
+    }
+
+    // MARK: Registration
+
+    /// Registers the advertisement as `firstName`, or as the next alternative while the name is taken by another
+    /// client of the same avahi-daemon (which Avahi reports at once, without renaming by itself).
+    private func startRegistration(named firstName: String) throws(DiscoveryError) {
+        guard let advertisement else { return }
+        let type = serviceType
+        let port = advertisement.port.bigEndian
+        var name = firstName
+        for _ in 0..<Self.maximumRenames {
+            let operation = DNSServiceOperation(label: "register \(name)", queue: queue)
+            operation.handler = { [weak self] operation, reply in self?.handleRegistration(reply, from: operation) }
+            let candidate = name
+            let error = advertisement.txt.withUnsafeBytes { txt in
+                operation.start { ref, context in
+                    DNSServiceRegister(
+                        ref, 0, 0, candidate, type, nil, nil, port, UInt16(txt.count), txt.baseAddress,
+                        DNSServiceOperation.registerReply, context)
+                }
+            }
+            if error == DNSServiceErrorCode.noError {
+                registration = operation
+                requestedName = name
+                return
+            }
+            guard error == DNSServiceErrorCode.nameConflict else {
+                throw .dnsService(operation: .register, code: error)
+            }
+            let next = ServiceInstanceName.alternative(to: name)
+            logger.notice(
+                "DNS-SD name already registered on this host, trying another",
+                metadata: ["name": "\(name)", "next": "\(next)"])
+            name = next
+        }
+        throw .dnsService(operation: .register, code: DNSServiceErrorCode.nameConflict)
+    }
+
+    private func handleRegistration(_ reply: DNSServiceOperation.Reply, from operation: DNSServiceOperation) {
+        switch reply {
+        case .registered(let name):
+            // Old Avahi versions also call back without error when the daemon goes away: same name, ignored.
+            guard name != registeredName else { return }
+            registeredName = name
+            logger.debug("DNS-SD service registered", metadata: ["name": "\(name)", "type": "\(serviceType)"])
+            emit(.registered(name: name))
+        case .failed(let code) where code == DNSServiceErrorCode.nameConflict:
+            operation.cancel()
+            registration = nil
+            registeredName = nil
+            let next = ServiceInstanceName.alternative(to: requestedName ?? advertisement?.name ?? "")
+            logger.notice("DNS-SD name conflict, trying another name", metadata: ["next": "\(next)"])
+            do {
+                try startRegistration(named: next)
+            } catch {
+                outage(error)
+            }
+        case .failed(let code):
+            outage(.dnsService(operation: .register, code: code))
+        default:
+            break
+        }
+    }
+
+    // MARK: Browsing
+
+    private func startBrowsing() throws(DiscoveryError) {
+        let operation = DNSServiceOperation(label: "browse \(serviceType)", queue: queue)
+        operation.handler = { [weak self] _, reply in self?.handleBrowse(reply) }
+        let type = serviceType
+        let error = operation.start { ref, context in
+            DNSServiceBrowse(ref, 0, 0, type, nil, DNSServiceOperation.browseReply, context)
+        }
+        guard error == DNSServiceErrorCode.noError else { throw .dnsService(operation: .browse, code: error) }
+        browse = operation
+    }
+
+    private func handleBrowse(_ reply: DNSServiceOperation.Reply) {
+        switch reply {
+        case .browsed(true, let interfaceIndex, let name, let type, let domain):
+            instanceAdded(name: name, type: type, domain: domain, interfaceIndex: interfaceIndex)
+        case .browsed(false, let interfaceIndex, let name, _, _):
+            instanceRemoved(name: name, interfaceIndex: interfaceIndex)
+        case .failed(let code):
+            outage(.dnsService(operation: .browse, code: code))
+        default:
+            break
+        }
+    }
+
+    private func instanceAdded(name: String, type: String, domain: String, interfaceIndex: UInt32) {
+        let service: DiscoveredService
+        if let known = services[name] {
+            service = known
+            service.type = type
+            service.domain = domain
+        } else {
+            service = DiscoveredService(name: name, type: type, domain: domain)
+            services[name] = service
+        }
+        let wasPresent = service.isPresent
+        service.interfaces[interfaceIndex, default: 0] += 1
+        logger.trace(
+            "DNS-SD instance announced", metadata: ["service": "\(name)", "interface": "\(interfaceIndex)"])
+        if !wasPresent {
+            service.failedResolutions = 0
+            startResolution(of: service, on: interfaceIndex)
+        }
+    }
+
+    private func instanceRemoved(name: String, interfaceIndex: UInt32) {
+        guard let service = services[name], let count = service.interfaces[interfaceIndex] else { return }
+        service.interfaces[interfaceIndex] = count > 1 ? count - 1 : nil
+        logger.trace("DNS-SD instance withdrawn", metadata: ["service": "\(name)", "interface": "\(interfaceIndex)"])
+        if service.isPresent {
+            // Still there on another interface: resolve there if the peer was resolved on the one now gone.
+            let resolvedHere =
+                service.reported?.interfaceIndex == interfaceIndex
+                || service.resolution?.interfaceIndex == interfaceIndex
+            if service.interfaces[interfaceIndex] == nil, resolvedHere, let other = service.preferredInterface {
+                startResolution(of: service, on: other)
+            }
+            return
+        }
+        services[name] = nil
+        service.cancelWork()
+        if let peer = service.reported {
+            logger.debug("DNS-SD instance gone", metadata: ["service": "\(name)"])
+            emit(.disappeared(serviceName: name, peerID: peer.peerID))
+        }
+    }
+
+    // MARK: Resolving
+
+    /// Resolves the instance on one interface (SRV, TXT), then looks up its host's address there.
+    private func startResolution(of service: DiscoveredService, on interfaceIndex: UInt32) {
+        service.cancelWork()
+        let resolution = DiscoveredService.Resolution(interfaceIndex: interfaceIndex)
+        service.resolution = resolution
+        let operation = DNSServiceOperation(label: "resolve \(service.name)", queue: queue)
+        operation.handler = { [weak self, weak service, weak resolution] operation, reply in
+            guard let self, let service, let resolution, service.resolution === resolution else { return }
+            self.handleResolve(reply, from: operation, service: service, resolution: resolution)
+        }
+        resolution.operations.append(operation)
+        let (name, type, domain) = (service.name, service.type, service.domain)
+        let error = operation.start { ref, context in
+            DNSServiceResolve(ref, 0, interfaceIndex, name, type, domain, DNSServiceOperation.resolveReply, context)
+        }
+        guard error == DNSServiceErrorCode.noError else {
+            resolutionFailed(service, reason: DiscoveryError.dnsService(operation: .resolve, code: error).description)
+            return
+        }
+        let timeout = DispatchWorkItem { [weak self, weak service, weak resolution] in
+            guard let self, let service, let resolution, service.resolution === resolution else { return }
+            self.resolutionFailed(service, reason: "no answer within \(Self.resolutionTimeout.logText)")
+        }
+        resolution.timeout = timeout
+        queue.asyncAfter(deadline: .now() + Self.resolutionTimeout.dispatchInterval, execute: timeout)
+    }
+
+    private func handleResolve(
+        _ reply: DNSServiceOperation.Reply, from operation: DNSServiceOperation, service: DiscoveredService,
+        resolution: DiscoveredService.Resolution
+    ) {
+        switch reply {
+        case .resolved(_, let hostTarget, let port, let txtBytes):
+            operation.cancel()
+            resolution.operations.removeAll { $0 === operation }
+            let txt = TXTRecord(parsing: txtBytes)
+            guard let peerID = txt.peerID else {
+                let reason =
+                    txt.rawID.map { "its TXT id '\($0)' is not a valid peer ID" } ?? "its TXT record has no id"
+                ignore(service, reason: reason, level: .notice)
+                return
+            }
+            if let ownPeerID, peerID == ownPeerID {
+                ignore(service, reason: "it is our own service", level: .debug)
+                return
+            }
+            guard port > 0 else {
+                ignore(service, reason: "it has port 0", level: .notice)
+                return
+            }
+            resolution.hostTarget = hostTarget
+            resolution.port = port
+            resolution.peerID = peerID
+            resolution.versions = txt.versions
+            lookUpAddress(of: service, resolution: resolution)
+        case .failed(let code):
+            // -65537 here is either a resolve timeout or avahi-daemon going away; in the latter case the browse
+            // reports it too and the outage handling takes over.
+            resolutionFailed(service, reason: DiscoveryError.dnsService(operation: .resolve, code: code).description)
+        default:
+            break
+        }
+    }
+
+    /// Queries A and AAAA records of the resolved host on the resolve's interface (Avahi's libdns_sd has no
+    /// `DNSServiceGetAddrInfo`).
+    private func lookUpAddress(of service: DiscoveredService, resolution: DiscoveredService.Resolution) {
+        let host = resolution.hostTarget
+        let interfaceIndex = resolution.interfaceIndex
+        for recordType in [AddressRecord.typeA, AddressRecord.typeAAAA] {
+            let operation = DNSServiceOperation(label: "address of \(host)", queue: queue)
+            operation.handler = { [weak self, weak service, weak resolution] operation, reply in
+                guard let self, let service, let resolution, service.resolution === resolution else { return }
+                self.handleAddress(reply, from: operation, service: service, resolution: resolution)
+            }
+            resolution.operations.append(operation)
+            let error = operation.start { ref, context in
+                DNSServiceQueryRecord(
+                    ref, 0, interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
+                    DNSServiceOperation.queryReply, context)
+            }
+            if error != DNSServiceErrorCode.noError {
+                resolutionFailed(
+                    service, reason: DiscoveryError.dnsService(operation: .addressLookup, code: error).description)
+                return
+            }
+        }
+    }
+
+    private func handleAddress(
+        _ reply: DNSServiceOperation.Reply, from operation: DNSServiceOperation, service: DiscoveredService,
+        resolution: DiscoveredService.Resolution
+    ) {
+        switch reply {
+        case .record(true, let interfaceIndex, let type, let rdata):
+            guard let address = AddressRecord.text(type: type, rdata: rdata, interfaceIndex: interfaceIndex) else {
+                return
+            }
+            if type == AddressRecord.typeA {
+                complete(service, resolution: resolution, address: address)
+            } else if resolution.ipv6Address == nil {
+                resolution.ipv6Address = address
+                let fallback = DispatchWorkItem { [weak self, weak service, weak resolution] in
+                    guard let self, let service, let resolution, service.resolution === resolution else { return }
+                    self.complete(service, resolution: resolution, address: address)
+                }
+                resolution.ipv6Fallback = fallback
+                queue.asyncAfter(deadline: .now() + Self.ipv4Preference.dispatchInterval, execute: fallback)
+            }
+        case .failed(let code):
+            resolutionFailed(
+                service, reason: DiscoveryError.dnsService(operation: .addressLookup, code: code).description)
+        default:
+            break
+        }
+    }
+
+    /// The instance is resolved: report it if it is new or differs from what was reported.
+    private func complete(_ service: DiscoveredService, resolution: DiscoveredService.Resolution, address: String) {
+        guard let peerID = resolution.peerID else { return }
+        service.cancelWork()
+        service.failedResolutions = 0
+        service.ignoredReason = nil
+        var hostName = resolution.hostTarget
+        if hostName.hasSuffix(".") { hostName.removeLast() }
+        let peer = DiscoveredPeer(
+            serviceName: service.name, peerID: peerID, versions: resolution.versions, hostName: hostName,
+            address: address, port: resolution.port, interfaceIndex: resolution.interfaceIndex)
+        let metadata: Logger.Metadata = [
+            "service": "\(service.name)", "id": "\(peerID.shortDescription)", "address": "\(address):\(peer.port)",
+        ]
+        if let previous = service.reported {
+            guard previous != peer else {
+                logger.trace("DNS-SD instance resolved, unchanged", metadata: metadata)
+                return
+            }
+            service.reported = peer
+            logger.debug("DNS-SD instance changed", metadata: metadata)
+            emit(.changed(peer))
+        } else {
+            service.reported = peer
+            logger.debug("DNS-SD instance resolved", metadata: metadata)
+            emit(.appeared(peer))
+        }
+    }
+
+    /// The instance is not a peer to report; if it was reported (its TXT changed), it disappears.
+    private func ignore(_ service: DiscoveredService, reason: String, level: Logger.Level) {
+        service.cancelWork()
+        if service.ignoredReason != reason {
+            service.ignoredReason = reason
+            logger.log(level: level, "ignoring DNS-SD instance: \(reason)", metadata: ["service": "\(service.name)"])
+        }
+        if let peer = service.reported {
+            service.reported = nil
+            emit(.disappeared(serviceName: service.name, peerID: peer.peerID))
+        }
+    }
+
+    /// A resolve or address lookup failed or timed out: try again later while the instance is announced.
+    private func resolutionFailed(_ service: DiscoveredService, reason: String) {
+        service.cancelWork()
+        service.failedResolutions += 1
+        let metadata: Logger.Metadata = ["service": "\(service.name)", "reason": "\(reason)"]
+        guard phase == .running, service.isPresent, services[service.name] === service else { return }
+        guard service.failedResolutions < Self.maximumResolutionAttempts else {
+            logger.notice("cannot resolve DNS-SD instance; giving up until it is announced again", metadata: metadata)
+            return
+        }
+        let delay = retry.delay(attempt: service.failedResolutions - 1)
+        logger.debug("DNS-SD resolve failed; retrying in \(delay.logText)", metadata: metadata)
+        let item = DispatchWorkItem { [weak self, weak service] in
+            guard let self, let service, self.services[service.name] === service,
+                let interfaceIndex = service.preferredInterface
+            else { return }
+            self.startResolution(of: service, on: interfaceIndex)
+        }
+        service.retry = item
+        queue.asyncAfter(deadline: .now() + delay.dispatchInterval, execute: item)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import InterPayCore
+
+extension AppDatabase {
+    /// Commits one protocol step in a single transaction: peer, payment, events, new outbox frames, removed outbox
+    /// frames and the seen message, in that order. If any part breaks a rule of the schema nothing is stored and
+    /// `StoreError.constraintViolated` is thrown.
+    ///
+    /// - Returns: the outbox records as stored, with their `seq` numbers (increasing in the order given).
+    @discardableResult
+    public func apply(_ change: LedgerChange) async throws(StoreError) -> [OutboxRecord] {
+        try await write("apply a ledger change") { db in
+            if let peer = change.peer {
+                try Self.upsert(peer, in: db)
+            }
+            if let payment = change.payment {
+                if try payment.exists(db) {
+                    try payment.update(db, columns: PaymentRecord.mutableColumns)
+                } else {
+                    try payment.insert(db)
+                }
+            }
+            for event in change.events {
+                try event.insert(db)
+            }
+            var queued: [OutboxRecord] = []
+            if !change.outbox.isEmpty {
+                var seq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0
+                for var record in change.outbox {
+                    seq += 1
+                    record.seq = seq
+                    try record.insert(db)
+                    queued.append(record)
+                }
+            }
+            if !change.removeFromOutbox.isEmpty {
+                try OutboxRecord
+                    .filter(change.removeFromOutbox.map(\.wireString).contains(OutboxRecord.Columns.messageID))
+                    .deleteAll(db)
+            }
+            if let seen = change.seenMessage {
+                try seen.insert(db)
+            }
+            return queued
+        }
+    }
+
+    /// Inserts a peer, or refreshes a known one: name, address (when given) and last seen; `firstSeen` stays.
+    static func upsert(_ peer: PeerRecord, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO peer (peerID, name, address, firstSeen, lastSeen) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (peerID) DO UPDATE SET
+                    name = excluded.name,
+                    address = coalesce(excluded.address, peer.address),
+                    lastSeen = max(peer.lastSeen, excluded.lastSeen)
+                """,
+            arguments: [
+                peer.peerID.description, peer.name, peer.address, peer.firstSeen.secondsSince1970,
+                peer.lastSeen.secondsSince1970,
+            ])
+    }
+}

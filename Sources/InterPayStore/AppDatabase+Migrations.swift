@@ -1,0 +1,171 @@
+import GRDB
+
+extension AppDatabase {
+    /// The schema's history: named migrations, append-only.
+    ///
+    /// Never edit or remove a registered migration once it has shipped: ledgers in the field have run it. Change
+    /// the schema by registering a new migration after the last one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: migrateV1)
+        return migrator
+    }
+
+    /// The first schema: payments, their event log, the outbox, seen messages and known peers.
+    private static func migrateV1(_ db: Database) throws {
+        let states = "('pending', 'accepted', 'rejected', 'cancelled', 'expired')"
+        let reasonCodes = "('ALAC', 'ACLR', 'ARFR', 'AEXR')"
+
+        // A payment: the request's terms (immutable, see the trigger below) and this side's state.
+        try db.create(table: "payment") { t in
+            t.primaryKey("id", .text)
+                .check(sql: "length(id) = 36 AND id = lower(id)")
+            t.column("role", .text).notNull()
+                .check(sql: "role IN ('payee', 'payer')")
+            t.column("peerID", .text).notNull()
+                .check(sql: "length(peerID) = 63")
+            t.column("payeeID", .text).notNull()
+                .check(sql: "length(payeeID) = 63")
+            t.column("payerID", .text).notNull()
+                .check(sql: "length(payerID) = 63")
+            t.column("amountMinor", .integer).notNull()
+                .check(sql: "typeof(amountMinor) = 'integer' AND amountMinor > 0")
+            t.column("currency", .text).notNull()
+                .check(sql: "length(currency) = 3 AND currency GLOB '[A-Z][A-Z][A-Z]'")
+            t.column("memo", .text).notNull()
+                .check(sql: "length(memo) <= 200")
+            t.column("category", .text)
+                .check(sql: "length(category) BETWEEN 1 AND 40")
+            t.column("state", .text).notNull()
+                .check(sql: "state IN \(states)")
+            t.column("confirmed", .boolean).notNull()
+                .check(sql: "confirmed IN (0, 1)")
+            t.column("reason", .text)
+                .check(sql: "length(reason) <= 200")
+            t.column("reasonCode", .text)
+                .check(sql: "reasonCode IN \(reasonCodes)")
+            t.column("createdAt", .integer).notNull()
+                .check(sql: "typeof(createdAt) = 'integer' AND createdAt >= 0")
+            t.column("expiresAt", .integer).notNull()
+                .check(sql: "typeof(expiresAt) = 'integer'")
+            t.column("updatedAt", .integer).notNull()
+                .check(sql: "typeof(updatedAt) = 'integer'")
+            t.check(sql: "expiresAt > createdAt")
+            t.check(sql: "payeeID <> payerID")
+            // The peer is the other side: the payer of our outgoing requests, the payee of incoming ones.
+            t.check(sql: "peerID = CASE role WHEN 'payee' THEN payerID ELSE payeeID END")
+            // Only a payer's state can be unconfirmed; the payee's word is authoritative by definition.
+            t.check(sql: "role = 'payer' OR confirmed = 1")
+        }
+        // Lists: newest first, optionally by state or peer; statistics: accepted payments since a date.
+        try db.create(index: "payment_on_createdAt", on: "payment", columns: ["createdAt"])
+        try db.create(index: "payment_on_state_createdAt", on: "payment", columns: ["state", "createdAt"])
+        try db.create(index: "payment_on_peerID_createdAt", on: "payment", columns: ["peerID", "createdAt"])
+        // Expiry checks: the few payments that are pending or await confirmation.
+        try db.create(
+            index: "payment_open_on_expiresAt", on: "payment", columns: ["expiresAt"],
+            condition: SQL(sql: "state = 'pending' OR confirmed = 0"))
+        try db.execute(
+            sql: """
+                CREATE TRIGGER payment_terms_immutable
+                BEFORE UPDATE OF id, role, peerID, payeeID, payerID, amountMinor, currency, memo, category, createdAt,
+                    expiresAt ON payment
+                WHEN NEW.id IS NOT OLD.id OR NEW.role IS NOT OLD.role OR NEW.peerID IS NOT OLD.peerID
+                    OR NEW.payeeID IS NOT OLD.payeeID OR NEW.payerID IS NOT OLD.payerID
+                    OR NEW.amountMinor IS NOT OLD.amountMinor OR NEW.currency IS NOT OLD.currency
+                    OR NEW.memo IS NOT OLD.memo OR NEW.category IS NOT OLD.category
+                    OR NEW.createdAt IS NOT OLD.createdAt OR NEW.expiresAt IS NOT OLD.expiresAt
+                BEGIN
+                    SELECT RAISE(ABORT, 'the terms of a payment never change');
+                END;
+
+                CREATE TRIGGER payment_never_pending_again
+                BEFORE UPDATE OF state ON payment
+                WHEN OLD.state <> 'pending' AND NEW.state = 'pending'
+                BEGIN
+                    SELECT RAISE(ABORT, 'a final payment cannot become pending again');
+                END;
+                """)
+
+        // The append-only history of every transition.
+        try db.create(table: "paymentEvent") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("paymentID", .text).notNull()
+                .references("payment", onDelete: .restrict)
+            t.column("at", .integer).notNull()
+            t.column("fromState", .text)
+                .check(sql: "fromState IN \(states)")
+            t.column("toState", .text).notNull()
+                .check(sql: "toState IN \(states)")
+            t.column("cause", .text).notNull()
+                .check(sql: "cause IN ('local', 'peer', 'expiry', 'ack', 'created', 'received')")
+            t.column("messageID", .text)
+                .check(sql: "length(messageID) = 36 AND messageID = lower(messageID)")
+            t.column("detail", .text)
+        }
+        try db.create(index: "paymentEvent_on_paymentID", on: "paymentEvent", columns: ["paymentID", "id"])
+        try db.execute(
+            sql: """
+                CREATE TRIGGER paymentEvent_no_update
+                BEFORE UPDATE ON paymentEvent
+                BEGIN
+                    SELECT RAISE(ABORT, 'the payment event log is append-only');
+                END;
+
+                CREATE TRIGGER paymentEvent_no_delete
+                BEFORE DELETE ON paymentEvent
+                BEGIN
+                    SELECT RAISE(ABORT, 'the payment event log is append-only');
+                END;
+                """)
+
+        // Frames awaiting an ack, per peer, in resend order.
+        try db.create(table: "outbox") { t in
+            t.primaryKey("messageID", .text)
+                .check(sql: "length(messageID) = 36 AND messageID = lower(messageID)")
+            t.column("paymentID", .text).notNull()
+                .references("payment", onDelete: .cascade)
+            t.column("peerID", .text).notNull()
+                .check(sql: "length(peerID) = 63")
+            t.column("frame", .blob).notNull()
+                .check(sql: "length(frame) > 0")
+            t.column("seq", .integer).notNull().unique()
+            t.column("createdAt", .integer).notNull()
+            t.column("retryUntil", .integer)
+            t.column("attempts", .integer).notNull().defaults(to: 0)
+                .check(sql: "attempts >= 0")
+            t.column("lastSentAt", .integer)
+        }
+        try db.create(index: "outbox_on_peerID_seq", on: "outbox", columns: ["peerID", "seq"])
+        try db.create(index: "outbox_on_paymentID", on: "outbox", columns: ["paymentID"])
+        try db.create(
+            index: "outbox_on_retryUntil", on: "outbox", columns: ["retryUntil"],
+            condition: SQL(sql: "retryUntil IS NOT NULL"))
+
+        // Processed incoming frames with the answer we gave, for duplicates (no foreign key: an `unknown-payment`
+        // answer names a payment we do not have).
+        try db.create(table: "seenMessage") { t in
+            t.primaryKey("messageID", .text)
+                .check(sql: "length(messageID) = 36 AND messageID = lower(messageID)")
+            t.column("peerID", .text).notNull()
+                .check(sql: "length(peerID) = 63")
+            t.column("paymentID", .text)
+                .check(sql: "length(paymentID) = 36 AND paymentID = lower(paymentID)")
+            t.column("receivedAt", .integer).notNull()
+            t.column("response", .blob).notNull()
+                .check(sql: "length(response) > 0")
+        }
+        try db.create(index: "seenMessage_on_paymentID", on: "seenMessage", columns: ["paymentID"])
+
+        // Peers we have talked to.
+        try db.create(table: "peer") { t in
+            t.primaryKey("peerID", .text)
+                .check(sql: "length(peerID) = 63")
+            t.column("name", .text).notNull()
+            t.column("address", .text)
+            t.column("firstSeen", .integer).notNull()
+            t.column("lastSeen", .integer).notNull()
+            t.check(sql: "lastSeen >= firstSeen")
+        }
+    }
+}

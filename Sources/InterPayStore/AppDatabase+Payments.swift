@@ -1,0 +1,92 @@
+public import Foundation
+import GRDB
+import InterPayCore
+
+extension AppDatabase {
+    /// How many characters of a payment ID a person must type at least (`payments(idPrefix:)`).
+    public static let minimumPrefixLength = 4
+
+    /// The payment with this ID, if stored.
+    public func payment(id: UUID) async throws(StoreError) -> PaymentRecord? {
+        try await read("read payment \(id.wireString)") { db in
+            try PaymentRecord.filter(PaymentRecord.Columns.id == id.wireString).fetchOne(db)
+        }
+    }
+
+    /// The payments whose ID starts with `idPrefix` (case-insensitive, in the text form with dashes), newest
+    /// first. The CLI resolves abbreviated IDs with it: one result is a match, several are ambiguous.
+    ///
+    /// Throws `StoreError.invalidPrefix` when the prefix is shorter than `minimumPrefixLength` or has characters
+    /// that cannot appear in a UUID.
+    public func payments(idPrefix: String) async throws(StoreError) -> [PaymentRecord] {
+        let prefix = idPrefix.trimmingCharacters(in: .whitespaces).lowercased()
+        guard prefix.count >= Self.minimumPrefixLength else {
+            throw .invalidPrefix(
+                idPrefix, reason: "type at least \(Self.minimumPrefixLength) characters of the payment ID")
+        }
+        guard prefix.count <= 36, prefix.unicodeScalars.allSatisfy({ "0123456789abcdef-".unicodeScalars.contains($0) })
+        else {
+            throw .invalidPrefix(idPrefix, reason: "a payment ID has only the digits 0-9, the letters a-f and '-'")
+        }
+        // IDs are stored in lower case (a CHECK guarantees it) and the prefix has no GLOB wildcard, so this is a
+        // case-sensitive range scan of the primary key index.
+        return try await read("find payments by ID prefix \(prefix)") { db in
+            try PaymentRecord
+                .filter(sql: "id GLOB ?", arguments: [prefix + "*"])
+                .order(PaymentRecord.Columns.createdAt.desc, PaymentRecord.Columns.id)
+                .fetchAll(db)
+        }
+    }
+
+    /// The payments that match `filter`, newest (by `createdAt`) first.
+    public func payments(filter: PaymentFilter = PaymentFilter()) async throws(StoreError) -> [PaymentRecord] {
+        try await read("list payments") { db in
+            var request = PaymentRecord.all()
+            if let state = filter.state {
+                request = request.filter(PaymentRecord.Columns.state == state.rawValue)
+            }
+            if let role = filter.role {
+                request = request.filter(PaymentRecord.Columns.role == role.rawValue)
+            }
+            if let peerID = filter.peerID {
+                request = request.filter(PaymentRecord.Columns.peerID == peerID.description)
+            }
+            request = request.order(PaymentRecord.Columns.createdAt.desc, PaymentRecord.Columns.id)
+            if let limit = filter.limit {
+                request = request.limit(max(0, limit))
+            }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// The payments an expiry check must look at: those still `pending`, and a payer's unconfirmed ones (which
+    /// never expire locally but wait for the payee's answer). Soonest `expiresAt` first.
+    public func pendingPayments() async throws(StoreError) -> [PaymentRecord] {
+        try await read("list open payments") { db in
+            try PaymentRecord
+                .filter(sql: "state = 'pending' OR confirmed = 0")
+                .order(PaymentRecord.Columns.expiresAt, PaymentRecord.Columns.id)
+                .fetchAll(db)
+        }
+    }
+
+    /// The event log of one payment, oldest first.
+    public func events(paymentID: UUID) async throws(StoreError) -> [PaymentEventRecord] {
+        try await read("read the events of payment \(paymentID.wireString)") { db in
+            try PaymentEventRecord
+                .filter(PaymentEventRecord.Columns.paymentID == paymentID.wireString)
+                .order(PaymentEventRecord.Columns.id)
+                .fetchAll(db)
+        }
+    }
+
+    /// The incoming frame with this `messageID` that we already processed, with the answer we gave, if any.
+    ///
+    /// `messageID`s are unique per sender: check the record's `peerID` against the session's peer before
+    /// answering with its `response`.
+    public func seenMessage(id: UUID) async throws(StoreError) -> SeenMessageRecord? {
+        try await read("look up message \(id.wireString)") { db in
+            try SeenMessageRecord.filter(SeenMessageRecord.Columns.messageID == id.wireString).fetchOne(db)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import GRDB
+public import InterPayCore
+
+extension AppDatabase {
+    /// Count, total and average of accepted payments per group, currency and role.
+    ///
+    /// Only payments in state `accepted` count, and by default only confirmed ones (a payer's own accept is not
+    /// final until the payee's ack arrives; it may still end `cancelled` or `expired`). `since` keeps payments
+    /// created at or after that time. Amounts of different currencies are never added: each row has one currency.
+    /// Sums and averages are integers in minor units; the average is `totalMinor / count`, rounded toward zero.
+    /// A sum beyond 64 bits fails with `StoreError.database` (SQLite's "integer overflow") rather than being wrong.
+    ///
+    /// Rows are ordered by group key (nil last), currency, role.
+    public func stats(
+        since: Timestamp? = nil, groupBy grouping: StatsGrouping, includingUnconfirmed: Bool = false
+    ) async throws(StoreError) -> [StatsRow] {
+        var conditions = ["state = 'accepted'"]
+        var arguments = StatementArguments()
+        if !includingUnconfirmed {
+            conditions.append("confirmed = 1")
+        }
+        if let since {
+            conditions.append("createdAt >= ?")
+            _ = arguments.append(contentsOf: [since.secondsSince1970])
+        }
+        // `grouping.column` is one of three fixed column names, never user input.
+        let sql = """
+            SELECT \(grouping.column) AS groupKey, currency, role, COUNT(*) AS count,
+                SUM(amountMinor) AS totalMinor, SUM(amountMinor) / COUNT(*) AS averageMinor
+            FROM payment
+            WHERE \(conditions.joined(separator: " AND "))
+            GROUP BY groupKey, currency, role
+            ORDER BY groupKey IS NULL, groupKey, currency, role
+            """
+        return try await read("compute statistics by \(grouping.rawValue)") { [arguments] db in
+            try StatsRow.fetchAll(db, sql: sql, arguments: arguments)
+        }
+    }
+}

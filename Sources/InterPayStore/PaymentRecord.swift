@@ -1,0 +1,142 @@
+public import Foundation
+public import GRDB
+public import InterPayCore
+
+/// One payment as stored in the `payment` table: the request's terms, which never change, and this side's state.
+///
+/// Columns mirror `PaymentRequest` with the amount split into `amountMinor` and `currency`, plus the local side:
+/// `role` (`payee`: we asked for the money, an outgoing request; `payer`: an incoming request), `peerID` (the other
+/// side), `state`, `confirmed` and the reasons. `lifecycle` and `request` rebuild the core values.
+public struct PaymentRecord: Sendable, Hashable, Codable {
+    /// The payment ID, stored in lower-case text form.
+    public var id: UUID
+    /// This side's role in the payment.
+    public var role: PaymentRole
+    /// The other side: the payer when we are the payee, the payee when we are the payer.
+    public var peerID: PeerID
+    /// Who asked for the money.
+    public var payeeID: PeerID
+    /// Who is asked to pay.
+    public var payerID: PeerID
+    /// The amount in minor units of `currency` (always positive).
+    public var amountMinor: Int64
+    /// The ISO 4217 code of the amount, e.g. `"MXN"`.
+    public var currency: String
+    /// What it is for (may be empty).
+    public var memo: String
+    /// An optional label for statistics.
+    public var category: String?
+    /// This side's state of the payment.
+    public var state: PaymentState
+    /// Whether the state is the payee's word (always true for the payee; see `PaymentLifecycle.isConfirmed`).
+    public var confirmed: Bool
+    /// The payer's free-text reason for a rejection, if any.
+    public var reason: String?
+    /// Why our own action lost (`ALAC`, `ACLR`, `ARFR`, `AEXR`), when the peer reported one.
+    public var reasonCode: ReasonCode?
+    /// When the payee created the request.
+    public var createdAt: Timestamp
+    /// When the request expires if still pending.
+    public var expiresAt: Timestamp
+    /// When this row last changed.
+    public var updatedAt: Timestamp
+
+    /// Builds the row for a new payment from its request and this side's role and state.
+    ///
+    /// The payee's state is always confirmed (its word is authoritative), whatever `confirmed` says.
+    public init(request: PaymentRequest, role: PaymentRole, state: PaymentState, confirmed: Bool, now: Timestamp) {
+        self.id = request.id
+        self.role = role
+        self.peerID = role == .payee ? request.payer : request.payee
+        self.payeeID = request.payee
+        self.payerID = request.payer
+        self.amountMinor = request.amount.minorUnits
+        self.currency = request.amount.currency.code
+        self.memo = request.memo
+        self.category = request.category
+        self.state = state
+        self.confirmed = role == .payee ? true : confirmed
+        self.reason = nil
+        self.reasonCode = nil
+        self.createdAt = request.createdAt
+        self.expiresAt = request.expiresAt
+        self.updatedAt = now
+    }
+
+    /// Builds the row for a new payment from its request and the lifecycle that started it.
+    public init(request: PaymentRequest, lifecycle: PaymentLifecycle, now: Timestamp) {
+        self.init(
+            request: request, role: lifecycle.role, state: lifecycle.state, confirmed: lifecycle.isConfirmed, now: now)
+    }
+
+    /// The state machine of this payment, restored from the row.
+    public var lifecycle: PaymentLifecycle {
+        PaymentLifecycle(paymentID: id, role: role, expiresAt: expiresAt, state: state, isConfirmed: confirmed)
+    }
+
+    /// Copies a lifecycle's state and confirmation into the row and stamps `updatedAt`.
+    public mutating func update(from lifecycle: PaymentLifecycle, now: Timestamp) {
+        state = lifecycle.state
+        confirmed = lifecycle.isConfirmed
+        updatedAt = now
+    }
+
+    /// The amount as `Money`. Throws when the stored currency is not (or no longer) a known ISO 4217 code.
+    public var amount: Money {
+        get throws(StoreError) {
+            do {
+                return Money(minorUnits: amountMinor, currency: try CurrencyCode(currency))
+            } catch {
+                throw .corruptRecord(table: Self.databaseTableName, key: id.wireString, reason: error.description)
+            }
+        }
+    }
+
+    /// The request as the core models it, checked again by `PaymentRequest`'s rules.
+    public var request: PaymentRequest {
+        get throws(StoreError) {
+            let amount = try amount
+            do {
+                return try PaymentRequest(
+                    id: id, payee: payeeID, payer: payerID, amount: amount, memo: memo, category: category,
+                    createdAt: createdAt, expiresAt: expiresAt)
+            } catch {
+                throw .corruptRecord(table: Self.databaseTableName, key: id.wireString, reason: error.description)
+            }
+        }
+    }
+}
+
+extension PaymentRecord: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "payment"
+
+    /// Payment IDs are stored as lower-case text, as on the wire.
+    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+        .lowercaseString
+    }
+
+    /// The table's columns, for queries.
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let role = Column(CodingKeys.role)
+        public static let peerID = Column(CodingKeys.peerID)
+        public static let payeeID = Column(CodingKeys.payeeID)
+        public static let payerID = Column(CodingKeys.payerID)
+        public static let amountMinor = Column(CodingKeys.amountMinor)
+        public static let currency = Column(CodingKeys.currency)
+        public static let memo = Column(CodingKeys.memo)
+        public static let category = Column(CodingKeys.category)
+        public static let state = Column(CodingKeys.state)
+        public static let confirmed = Column(CodingKeys.confirmed)
+        public static let reason = Column(CodingKeys.reason)
+        public static let reasonCode = Column(CodingKeys.reasonCode)
+        public static let createdAt = Column(CodingKeys.createdAt)
+        public static let expiresAt = Column(CodingKeys.expiresAt)
+        public static let updatedAt = Column(CodingKeys.updatedAt)
+    }
+
+    /// The columns an update of an existing payment may change; the terms of a request never change.
+    static let mutableColumns: [Column] = [
+        Columns.state, Columns.confirmed, Columns.reason, Columns.reasonCode, Columns.updatedAt,
+    ]
+}
