@@ -3,7 +3,8 @@ SWIFT ?= swift
 PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
-.PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-link format lint clean help
+.PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
+	test-payments demo format lint clean help
 
 all: build
 
@@ -19,7 +20,7 @@ build: deps ## debug build of every target
 build-tests: deps
 	$(SWIFT) build --build-tests
 
-test: build-tests test-swift test-vectors test-sandbox test-discovery-link ## everything CI runs
+test: build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments ## everything CI runs
 	@echo "make test: all checks passed"
 
 test-swift: build-tests ## the Swift test suites (no network needed)
@@ -31,8 +32,17 @@ test-vectors: deps ## validate protocol/vectors against protocol/schema with jso
 test-sandbox: deps ## two simulated LAN hosts: avahi-publish on one is resolved on the other; clean teardown
 	scripts/sandbox-selftest
 
-test-discovery-link: build-tests ## libdns_sd answers inside a sandbox host (DNSServiceBrowse succeeds)
-	$(SANDBOX) run --hosts 1 -- $(SANDBOX) exec 1 -- $(SWIFT) test --skip-build --filter CDNSSDTests
+test-discovery-swift: build-tests ## libdns_sd and InterPayDiscovery against real avahi-daemons in sandbox hosts
+	scripts/test-discovery-swift
+
+test-discovery: build-tests ## real interpayd processes in sandbox hosts: discovery, sessions, keys, impostor, avahi restart
+	scripts/test-discovery
+
+test-payments: build-tests ## two daemons on two sandbox hosts driven through the real CLI
+	scripts/test-payments
+
+demo: build ## a narrated payment between two simulated LAN hosts
+	scripts/demo
 
 format: ## format Swift sources in place with swift-format
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "InterPayCore", targets: ["InterPayCore"]),
+        .executable(name: "interpayd", targets: ["interpayd"]),
+        .executable(name: "interpay", targets: ["interpay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -83,6 +85,36 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "InterPayDaemon",
+            dependencies: [
+                "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayControl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "interpayd",
+            dependencies: [
+                "InterPayDaemon", "InterPayControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "interpay",
+            dependencies: [
+                "InterPayControl", "InterPayCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "InterPayCoreTests",
@@ -110,6 +142,11 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "InterPayDaemonTests",
+            dependencies: ["InterPayDaemon", "InterPayCore", "InterPayStore", "InterPayTransport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CCurlTests", dependencies: ["CCurl"], swiftSettings: swiftSettings),

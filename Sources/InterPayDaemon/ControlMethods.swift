@@ -1,0 +1,306 @@
+import Foundation
+import InterPayControl
+import InterPayCore
+import InterPayStore
+import InterPayTransport
+
+/// The daemon's JSON-RPC methods on the control socket: what `interpay` calls.
+///
+/// Field names in results are a stable contract (documented in the README).
+struct ControlMethods: ControlHandler {
+    let engine: PaymentEngine
+    let sessions: SessionManager
+    let database: AppDatabase
+    let configuration: DaemonConfiguration
+    let shared: SharedState
+    let startedAt: ContinuousClock.Instant
+    let broadcaster: EventBroadcaster
+
+    func events() -> AsyncStream<JSONValue> { broadcaster.subscribe() }
+
+    func handle(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
+        let params = Params(params)
+        do {
+            switch method {
+            case "status": return await status()
+            case "peers": return try await peers()
+            case "send": return try await send(params)
+            case "accept": return try await decide(.accept, params)
+            case "reject": return try await decide(.reject(reason: params.string("reason")), params)
+            case "cancel": return try await decide(.cancel, params)
+            case "list": return try await list(params)
+            case "show": return try await show(params)
+            case "history": return try await history(params)
+            case "stats": return try await stats(params)
+            default: throw RPCError.methodNotFound(method)
+            }
+        } catch let error as RPCError {
+            throw error
+        } catch let error as EngineError {
+            throw error.rpcError
+        } catch let error as StoreError {
+            throw RPCError.internalError("ledger error: \(error.description)")
+        } catch {
+            throw RPCError.internalError(String(describing: error))
+        }
+    }
+
+    // MARK: Methods
+
+    private func status() async -> JSONValue {
+        let uptime = ContinuousClock.now - startedAt
+        return .object([
+            "name": .string(configuration.name), "id": .string(sessions.identity.peerID.description),
+            "shortID": .string(sessions.identity.peerID.shortDescription), "port": .int(Int64(shared.port)),
+            "version": .string(configuration.version), "uptimeSeconds": .int(uptime.components.seconds),
+            "discovery": .string(shared.discovery),
+            "sessions": .int(Int64(await sessions.currentSessions().count)),
+        ])
+    }
+
+    private func peers() async throws -> JSONValue {
+        let live = await sessions.currentSessions()
+        let known = try await database.peers()
+        var rows: [JSONValue] = []
+        for session in live {
+            rows.append(
+                .object([
+                    "name": .string(session.name), "id": .string(session.peerID.description),
+                    "shortID": .string(session.peerID.shortDescription), "address": .string(session.remoteAddress),
+                    "session": .string("up"), "lastSeen": .int(Timestamp.now.secondsSince1970),
+                ]))
+        }
+        for peer in known where !live.contains(where: { $0.peerID == peer.peerID }) {
+            rows.append(
+                .object([
+                    "name": .string(peer.name), "id": .string(peer.peerID.description),
+                    "shortID": .string(peer.peerID.shortDescription),
+                    "address": peer.address.map(JSONValue.string) ?? .null,
+                    "session": .string("down"), "lastSeen": .int(peer.lastSeen.secondsSince1970),
+                ]))
+        }
+        return .object(["peers": .array(rows)])
+    }
+
+    private func send(_ params: Params) async throws -> JSONValue {
+        let peerText = try params.required("peer")
+        let amount: Money
+        do {
+            amount = try Money(parsing: try params.required("amount"), currencyCode: try params.required("currency"))
+        } catch let error as MoneyError {
+            throw RPCError.invalidParams(error.description)
+        }
+        let payer = try await resolvePeer(peerText)
+        let expires = params.integer("expiresInSeconds") ?? 900
+        guard (1...(30 * 86_400)).contains(expires) else {
+            throw RPCError.invalidParams("expiresInSeconds must be from 1 to 2592000")
+        }
+        let record = try await engine.request(
+            from: payer, amount: amount, memo: params.string("memo") ?? "", category: params.string("category"),
+            expiresIn: expires)
+        return try await json(record)
+    }
+
+    private func decide(_ decision: PaymentEngine.Decision, _ params: Params) async throws -> JSONValue {
+        let record = try await resolvePayment(try params.required("payment"))
+        return try await json(try await engine.decide(decision, paymentID: record.id))
+    }
+
+    private func list(_ params: Params) async throws -> JSONValue {
+        var filter = PaymentFilter()
+        if let state = params.string("state") {
+            guard let value = PaymentState(rawValue: state) else {
+                throw RPCError.invalidParams("unknown state \(state)")
+            }
+            filter.state = value
+        }
+        if let direction = params.string("direction") {
+            guard ["in", "out"].contains(direction) else { throw RPCError.invalidParams("direction is in or out") }
+            filter.role = direction == "in" ? .payer : .payee
+        }
+        if let peer = params.string("peer") { filter.peerID = try await resolvePeer(peer, requireSession: false) }
+        filter.limit = Int(params.integer("limit") ?? 200)
+        let records = try await database.payments(filter: filter)
+        return .object(["payments": .array(try await records.asyncMap { try await json($0) })])
+    }
+
+    private func show(_ params: Params) async throws -> JSONValue {
+        let record = try await resolvePayment(try params.required("payment"))
+        guard case .object(var object) = try await json(record) else { return .null }
+        let events = try await database.events(paymentID: record.id)
+        object["events"] = .array(
+            events.map { event in
+                .object([
+                    "at": .int(event.at.secondsSince1970),
+                    "from": event.fromState.map { .string($0.rawValue) } ?? .null,
+                    "to": .string(event.toState.rawValue), "cause": .string(event.cause.rawValue),
+                    "detail": event.detail.map(JSONValue.string) ?? .null,
+                ])
+            })
+        return .object(object)
+    }
+
+    private func history(_ params: Params) async throws -> JSONValue {
+        let limit = Int(params.integer("limit") ?? 50)
+        let records = try await database.payments(filter: PaymentFilter()).filter { $0.state.isFinal }.prefix(limit)
+        return .object(["payments": .array(try await Array(records).asyncMap { try await json($0) })])
+    }
+
+    private func stats(_ params: Params) async throws -> JSONValue {
+        let grouping: StatsGrouping =
+            switch params.string("by") ?? "currency" {
+            case "category": .category
+            case "peer": .peer
+            default: .currency
+            }
+        let now = Timestamp.now
+        let since: Timestamp? =
+            switch params.string("period") ?? "month" {
+            case "day": now.adding(seconds: -86_400)
+            case "week": now.adding(seconds: -7 * 86_400)
+            case "month": now.adding(seconds: -30 * 86_400)
+            default: nil
+            }
+        let names = try await peerNames()
+        let rows = try await database.stats(since: since, groupBy: grouping)
+        return .object([
+            "rows": .array(
+                rows.map { row in
+                    let currency = try? CurrencyCode(row.currency)
+                    let format = { (minor: Int64) -> String in
+                        currency.map { Money(minorUnits: minor, currency: $0).formattedAmount } ?? String(minor)
+                    }
+                    var group = row.groupKey.map(JSONValue.string) ?? .null
+                    if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
+                        group = .string(names[id] ?? id.shortDescription)
+                    }
+                    return .object([
+                        "group": group, "direction": .string(row.role == .payee ? "out" : "in"),
+                        "currency": .string(row.currency), "count": .int(Int64(row.count)),
+                        "total": .string(format(row.totalMinor)), "average": .string(format(row.averageMinor)),
+                        "totalMinor": .int(row.totalMinor), "averageMinor": .int(row.averageMinor),
+                    ])
+                })
+        ])
+    }
+
+    // MARK: Resolution and JSON
+
+    /// A peer by display name (case-insensitive) or unique ID prefix.
+    private func resolvePeer(_ text: String, requireSession: Bool = true) async throws -> PeerID {
+        var candidates: [PeerID: String] = [:]
+        for session in await sessions.currentSessions() { candidates[session.peerID] = session.name }
+        if !requireSession {
+            for peer in try await database.peers() where candidates[peer.peerID] == nil {
+                candidates[peer.peerID] = peer.name
+            }
+        }
+        let byName = candidates.filter { $0.value.caseInsensitiveCompare(text) == .orderedSame }
+        let compact = text.uppercased().replacingOccurrences(of: "-", with: "")
+        let byPrefix = candidates.filter {
+            !compact.isEmpty && $0.key.description.replacingOccurrences(of: "-", with: "").hasPrefix(compact)
+        }
+        let matches = byName.isEmpty ? byPrefix : byName
+        if matches.count > 1 {
+            throw EngineError.ambiguous(
+                text, candidates: matches.map { "\($0.value) (\($0.key.shortDescription))" }.sorted())
+        }
+        guard let match = matches.first else {
+            if requireSession {
+                let known = try await database.peers().contains {
+                    $0.name.caseInsensitiveCompare(text) == .orderedSame
+                        || $0.peerID.description.replacingOccurrences(of: "-", with: "").hasPrefix(compact)
+                }
+                if known { throw EngineError.peerUnreachable(text) }
+            }
+            throw EngineError.notFound("peer '\(text)'")
+        }
+        return match.key
+    }
+
+    /// A payment by ID or unique prefix of at least 4 characters.
+    private func resolvePayment(_ text: String) async throws -> PaymentRecord {
+        let matches = try await database.payments(idPrefix: text)
+        if matches.count > 1 {
+            throw EngineError.ambiguous(text, candidates: matches.map { String($0.id.wireString.prefix(8)) })
+        }
+        guard let match = matches.first else { throw EngineError.notFound("payment '\(text)'") }
+        return match
+    }
+
+    private func peerNames() async throws -> [PeerID: String] {
+        var names: [PeerID: String] = [:]
+        for peer in try await database.peers() { names[peer.peerID] = peer.name }
+        for session in await sessions.currentSessions() { names[session.peerID] = session.name }
+        return names
+    }
+
+    /// The stable JSON form of a payment.
+    func json(_ record: PaymentRecord) async throws -> JSONValue {
+        let names = try await peerNames()
+        return Self.json(record, peerName: names[record.peerID])
+    }
+
+    static func json(_ record: PaymentRecord, peerName: String?) -> JSONValue {
+        let formatted =
+            (try? record.amount.formattedAmount) ?? String(record.amountMinor)
+        var object: [String: JSONValue] = [
+            "id": .string(record.id.wireString), "direction": .string(record.role == .payee ? "out" : "in"),
+            "peer": .object([
+                "id": .string(record.peerID.description), "shortID": .string(record.peerID.shortDescription),
+                "name": peerName.map(JSONValue.string) ?? .null,
+            ]),
+            "amount": .string(formatted), "currency": .string(record.currency), "minorUnits": .int(record.amountMinor),
+            "memo": .string(record.memo), "state": .string(record.state.rawValue), "confirmed": .bool(record.confirmed),
+            "createdAt": .int(record.createdAt.secondsSince1970), "expiresAt": .int(record.expiresAt.secondsSince1970),
+            "updatedAt": .int(record.updatedAt.secondsSince1970),
+        ]
+        object["category"] = record.category.map(JSONValue.string) ?? .null
+        object["reason"] = record.reason.map(JSONValue.string) ?? .null
+        object["reasonCode"] = record.reasonCode.map { .string($0.rawValue) } ?? .null
+        return .object(object)
+    }
+}
+
+/// Typed access to JSON-RPC params (an object).
+struct Params {
+    let members: [String: JSONValue]
+
+    init(_ value: JSONValue?) {
+        members = value?.objectValue ?? [:]
+    }
+
+    func string(_ key: String) -> String? { members[key]?.stringValue }
+    func integer(_ key: String) -> Int64? { members[key]?.intValue }
+
+    func required(_ key: String) throws -> String {
+        guard let value = string(key), !value.isEmpty else {
+            throw RPCError.invalidParams("missing parameter '\(key)'")
+        }
+        return value
+    }
+}
+
+extension EngineError {
+    /// The JSON-RPC error the CLI maps to its exit code.
+    var rpcError: RPCError {
+        switch self {
+        case .notFound: .notFound(description)
+        case .ambiguous(_, let candidates): .invalidParams(description, data: .array(candidates.map(JSONValue.string)))
+        case .conflict(let reason): .conflict(description, data: .object(["reasonCode": .string(reason.rawValue)]))
+        case .notPermitted: .forbidden(description)
+        case .peerUnreachable: .peerUnreachable(description)
+        case .invalid: .invalidParams(description)
+        case .storage: .internalError(description)
+        }
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        result.reserveCapacity(count)
+        for element in self { result.append(try await transform(element)) }
+        return result
+    }
+}

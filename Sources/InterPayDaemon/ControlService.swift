@@ -1,0 +1,23 @@
+import InterPayControl
+import Logging
+import ServiceLifecycle
+
+/// Serves the control socket until graceful shutdown; the socket file is removed when it stops.
+struct ControlService: Service {
+    let server: ControlServer
+    let broadcaster: EventBroadcaster
+    let logger: Logger
+
+    func run() async throws {
+        do {
+            try await server.start()
+        } catch {
+            throw DaemonError.control(error.description)
+        }
+        logger.info("control socket ready", metadata: ["path": "\(server.path)"])
+        try await cancelWhenGracefulShutdown {
+            try await server.run()
+        }
+        broadcaster.finish()
+    }
+}

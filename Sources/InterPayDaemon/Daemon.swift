@@ -1,0 +1,72 @@
+import Foundation
+import InterPayControl
+import InterPayStore
+import InterPayTransport
+public import Logging
+public import ServiceLifecycle
+import Synchronization
+
+/// Builds the daemon's services, in dependency order, from a configuration.
+///
+/// Opening the identity and the ledger happens here, before anything runs, so that a broken state directory is
+/// reported at once; nothing starts until the `ServiceGroup` runs the services.
+public enum Daemon {
+    /// The services of `interpayd`: peers (transport, discovery, payments) first, the control socket last, so that
+    /// on shutdown the socket goes away first and peers are told goodbye after.
+    public static func services(
+        configuration: DaemonConfiguration, logger: Logger
+    ) throws(DaemonError)
+        -> [any Service]
+    {
+        let identity: Identity
+        let sessions: SessionManager
+        let database: AppDatabase
+        do {
+            identity = try Identity.loadOrCreate(in: configuration.stateDirectory)
+            sessions = try SessionManager(
+                identity: identity,
+                configuration: TransportConfiguration(
+                    displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
+                    agent: "interpayd/\(configuration.version)"),
+                logger: logger)
+        } catch {
+            throw .transport(error.description)
+        }
+        do {
+            database = try AppDatabase(path: configuration.databasePath)
+        } catch {
+            throw .storage(error.description)
+        }
+        let engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
+        let shared = SharedState()
+        let broadcaster = EventBroadcaster()
+        let peers = PeerService(
+            configuration: configuration, sessions: sessions, engine: engine, shared: shared,
+            broadcaster: broadcaster, logger: logger)
+        let methods = ControlMethods(
+            engine: engine, sessions: sessions, database: database, configuration: configuration, shared: shared,
+            startedAt: .now, broadcaster: broadcaster)
+        let control = ControlService(
+            server: ControlServer(
+                configuration: ControlServerConfiguration(
+                    path: configuration.socketPath, groupID: configuration.socketGroupID),
+                handler: methods, logger: logger),
+            broadcaster: broadcaster, logger: logger)
+        return [peers, control]
+    }
+}
+
+/// What the services share at run time: the listening port and the discovery state, for `status`.
+final class SharedState: Sendable {
+    private let state = Mutex<(port: Int, discovery: String)>((0, "starting"))
+
+    var port: Int {
+        get { state.withLock { $0.port } }
+        set { state.withLock { $0.port = newValue } }
+    }
+
+    var discovery: String {
+        get { state.withLock { $0.discovery } }
+        set { state.withLock { $0.discovery = newValue } }
+    }
+}

@@ -1,0 +1,47 @@
+public import Foundation
+import InterPayCore
+
+/// Everything `interpayd` needs to run, after flags are parsed.
+public struct DaemonConfiguration: Sendable {
+    /// The display name: the DNS-SD instance name and the name in `hello`.
+    public var name: String
+    /// Where the identity (and later the ledger) is kept.
+    public var stateDirectory: URL
+    /// Address to listen on.
+    public var listenHost: String
+    /// Port to listen on; 0 picks a free one, which DNS-SD advertises.
+    public var port: Int
+    /// Peers to keep sessions with whatever discovery says.
+    public var staticPeers: [StaticPeer]
+    /// Whether to advertise and browse with DNS-SD.
+    public var discoveryEnabled: Bool
+    /// The version reported in `hello` (`interpayd/VERSION`).
+    public var version: String
+    /// Path of the control socket.
+    public var socketPath: String
+    /// Group allowed on the control socket besides our own user and root (socket 0660), if any.
+    public var socketGroupID: UInt32?
+
+    /// A configuration; `name` must be 1 to 63 characters.
+    public init(
+        name: String, stateDirectory: URL, listenHost: String = "0.0.0.0", port: Int = 0,
+        staticPeers: [StaticPeer] = [], discoveryEnabled: Bool = true, version: String, socketPath: String,
+        socketGroupID: UInt32? = nil
+    ) throws(DaemonError) {
+        guard !name.isEmpty, name.unicodeScalars.count <= Limits.maxNameLength else {
+            throw .invalidName(name, reason: "a name has 1 to \(Limits.maxNameLength) characters")
+        }
+        self.name = name
+        self.stateDirectory = stateDirectory
+        self.listenHost = listenHost
+        self.port = port
+        self.staticPeers = staticPeers
+        self.discoveryEnabled = discoveryEnabled
+        self.version = version
+        self.socketPath = socketPath
+        self.socketGroupID = socketGroupID
+    }
+
+    /// The ledger file inside the state directory.
+    public var databasePath: String { stateDirectory.appending(path: "ledger.sqlite").path }
+}

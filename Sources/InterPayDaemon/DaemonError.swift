@@ -1,0 +1,23 @@
+/// Why the daemon cannot start or run, with what a person needs to fix it.
+public enum DaemonError: Error, Sendable, CustomStringConvertible {
+    /// A `--peer` value is not `HOST:PORT`.
+    case invalidPeer(String, reason: String)
+    /// The display name is empty or too long.
+    case invalidName(String, reason: String)
+    /// A transport problem (identity, TLS, listening).
+    case transport(String)
+    /// The ledger cannot be opened.
+    case storage(String)
+    /// The control socket cannot be served (e.g. another interpayd is running).
+    case control(String)
+
+    public var description: String {
+        switch self {
+        case .invalidPeer(let text, let reason): "invalid peer '\(text)': \(reason)"
+        case .invalidName(let name, let reason): "invalid name '\(name)': \(reason)"
+        case .transport(let reason): reason
+        case .storage(let reason): "cannot open the ledger: \(reason)"
+        case .control(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,32 @@
+public import InterPayCore
+
+/// Why a payment command failed; each maps to a JSON-RPC error and a CLI exit code.
+public enum EngineError: Error, Sendable, CustomStringConvertible {
+    /// No payment or peer matches.
+    case notFound(String)
+    /// More than one payment or peer matches; the candidates are listed.
+    case ambiguous(String, candidates: [String])
+    /// The payment is already final (or awaiting the payee); the action lost.
+    case conflict(ReasonCode)
+    /// This side cannot do that to the payment.
+    case notPermitted(String)
+    /// No session with the peer: a request is not sent to a peer that cannot receive it.
+    case peerUnreachable(String)
+    /// The request itself is invalid (amount, memo, expiry).
+    case invalid(String)
+    /// The ledger failed.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let what): "\(what) not found"
+        case .ambiguous(let what, let candidates):
+            "'\(what)' is ambiguous; it matches: \(candidates.joined(separator: ", "))"
+        case .conflict(let reason): "the payment was \(reason) (\(reason.rawValue))"
+        case .notPermitted(let reason): reason
+        case .peerUnreachable(let peer): "no session with \(peer): the peer is not reachable right now"
+        case .invalid(let reason): reason
+        case .storage(let reason): "ledger error: \(reason)"
+        }
+    }
+}

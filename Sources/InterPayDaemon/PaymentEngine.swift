@@ -1,0 +1,449 @@
+import Foundation
+import InterPayCore
+import InterPayStore
+import InterPayTransport
+import Logging
+
+/// Runs every payment's lifecycle against the ledger and the sessions.
+///
+/// The rules of `protocol/PROTOCOL.md` §9 live here: a state change, its event and its outbound frame are committed
+/// in one transaction before the frame is sent; an incoming frame's effects and our answer to it are committed
+/// before the answer is sent; unacknowledged frames are resent in order whenever a session with the peer comes up;
+/// a duplicate frame gets the stored answer again and changes nothing. Being an actor, it runs one ledger step at a
+/// time, so an expiry tick and an incoming frame never overwrite each other.
+actor PaymentEngine {
+    private let database: AppDatabase
+    private let sessions: SessionManager
+    private let me: PeerID
+    private let logger: Logger
+    private let codec = FrameCodec()
+    private let eventContinuation: AsyncStream<EngineEvent>.Continuation
+    /// Engine events for watchers.
+    nonisolated let events: AsyncStream<EngineEvent>
+
+    init(database: AppDatabase, sessions: SessionManager, logger: Logger) {
+        self.database = database
+        self.sessions = sessions
+        self.me = sessions.identity.peerID
+        self.logger = logger
+        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
+    }
+
+    // MARK: Local commands
+
+    /// Creates a payment request asking `payer` to pay `amount`, commits it, and sends it.
+    func request(
+        from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
+        now: Timestamp = .now
+    ) async throws(EngineError) -> PaymentRecord {
+        guard await sessions.currentSessions().contains(where: { $0.peerID == payer }) else {
+            throw .peerUnreachable(payer.shortDescription)
+        }
+        let payment: PaymentRequest
+        do {
+            payment = try PaymentRequest(
+                id: UUID(), payee: me, payer: payer, amount: amount, memo: memo, category: category, createdAt: now,
+                expiresAt: now.adding(seconds: seconds))
+        } catch {
+            throw .invalid(error.description)
+        }
+        let messageID = UUID()
+        let (lifecycle, actions) = PaymentLifecycle.newRequest(payment, messageID: messageID)
+        let record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
+        var change = LedgerChange(
+            payment: record,
+            events: [
+                .init(paymentID: payment.id, at: now, from: nil, to: .pending, cause: .created, messageID: messageID)
+            ])
+        let outgoing = try outboxRecords(for: actions, payment: record, now: now)
+        change.outbox = outgoing
+        try await commit(change)
+        await transmit(outgoing.map(\.messageID), to: payer, now: now)
+        logger.info(
+            "request sent",
+            metadata: [
+                "payment": "\(payment.id.wireString)", "payer": "\(payer.shortDescription)", "amount": "\(amount)",
+            ])
+        return record
+    }
+
+    /// What the local user can decide.
+    enum Decision: Sendable {
+        case accept
+        case reject(reason: String?)
+        case cancel
+    }
+
+    /// Applies the local user's decision, commits it, sends the frame, and (for a payer) waits up to `wait` for the
+    /// payee's authoritative answer.
+    func decide(
+        _ decision: Decision, paymentID: UUID, wait: Duration = .seconds(5), now: Timestamp = .now
+    )
+        async throws(EngineError) -> PaymentRecord
+    {
+        guard var record = try await load(paymentID) else { throw .notFound("payment \(paymentID.wireString)") }
+        var lifecycle = record.lifecycle
+        let messageID = UUID()
+        let event: PaymentLifecycle.Event =
+            switch decision {
+            case .accept: .localAccept(messageID: messageID)
+            case .reject(let reason): .localReject(messageID: messageID, reason: reason)
+            case .cancel: .localCancel(messageID: messageID)
+            }
+        let actions = lifecycle.handle(event, now: now)
+        var change = LedgerChange()
+        change.events = transitionEvents(actions, paymentID: paymentID, now: now, cause: .local, messageID: messageID)
+        if case .reject(let reason) = decision, change.events.contains(where: { $0.toState == .rejected }) {
+            record.reason = reason
+        }
+        if !change.events.isEmpty {
+            record.update(from: lifecycle, now: now)
+            change.payment = record
+        }
+        let outgoing = try outboxRecords(for: actions, payment: record, now: now)
+        change.outbox = outgoing
+        if !change.isEmpty { try await commit(change) }
+        if !change.events.isEmpty { publish(record) }
+        for action in actions {
+            if case .refuse(let refusal) = action {
+                switch refusal {
+                case .conflict(let reason): throw .conflict(reason)
+                case .wrongRole: throw .notPermitted(refusal.description)
+                }
+            }
+        }
+        await transmit(outgoing.map(\.messageID), to: record.peerID, now: now)
+        // The payer's decision is tentative until the payee answers; wait for it, bounded. The answer is processed
+        // by this actor while it waits (reentrancy), so checking the ledger is enough.
+        let deadline = ContinuousClock.now + wait
+        while !record.confirmed, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+            record = try await load(paymentID) ?? record
+        }
+        return record
+    }
+
+    // MARK: Frames from peers
+
+    /// Handles one frame from `peer` (everything but the transport's own frames).
+    func receive(_ message: PaymentMessage, from peer: PeerID, now: Timestamp = .now) async {
+        do {
+            switch message {
+            case .request(let request):
+                try await receiveRequest(request, from: peer, now: now)
+            case .accept(let decision):
+                try await receiveDecision(
+                    .peerAccept(messageID: decision.messageID), messageID: decision.messageID,
+                    paymentID: decision.paymentID, from: peer, now: now)
+            case .reject(let rejection):
+                try await receiveDecision(
+                    .peerReject(messageID: rejection.messageID, reason: rejection.reason),
+                    messageID: rejection.messageID, paymentID: rejection.paymentID, from: peer, now: now,
+                    reason: rejection.reason)
+            case .cancel(let decision):
+                try await receiveDecision(
+                    .peerCancel(messageID: decision.messageID), messageID: decision.messageID,
+                    paymentID: decision.paymentID, from: peer, now: now)
+            case .ack(let ack):
+                try await receiveAck(ack, from: peer, now: now)
+            case .error(let error):
+                try await receiveError(error, from: peer)
+            case .hello, .ping, .pong, .close:
+                break
+            }
+        } catch {
+            logger.error(
+                "could not process a frame", metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+        }
+    }
+
+    private func receiveRequest(
+        _ frame: PaymentMessage.Request, from peer: PeerID, now: Timestamp
+    )
+        async throws(EngineError)
+    {
+        if try await answerDuplicate(frame.messageID, from: peer) { return }
+        let payment = frame.payment
+        guard payment.payee == peer, payment.payer == me else {
+            await reply(
+                .error(.init(code: .notAuthorized, message: "request not between you and me", ref: frame.messageID)),
+                to: peer)
+            return
+        }
+        if let existing = try await load(payment.id) {
+            guard existing.peerID == peer else {
+                await reply(
+                    .error(.init(code: .notAuthorized, message: "payment ID in use", ref: frame.messageID)), to: peer)
+                return
+            }
+            // The same payment again under a new message ID: answer with its current state.
+            let ack = PaymentMessage.ack(
+                .init(
+                    ackedID: frame.messageID, paymentID: payment.id, state: existing.state,
+                    reasonCode: existing.state.conflictReason))
+            try await commit(
+                LedgerChange(
+                    seenMessage: try seen(frame.messageID, from: peer, payment: payment.id, answer: ack, now: now)))
+            await reply(ack, to: peer)
+            return
+        }
+        let (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
+        let record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
+        var events = [
+            PaymentEventRecord(
+                paymentID: payment.id, at: now, from: nil, to: .pending, cause: .received, messageID: frame.messageID)
+        ]
+        events += transitionEvents(actions, paymentID: payment.id, now: now, cause: .expiry, messageID: nil)
+        let answer = answerFrame(actions, paymentID: payment.id)
+        try await commit(
+            LedgerChange(
+                payment: record, events: events,
+                seenMessage: try answer.map { answer throws(EngineError) in
+                    try seen(frame.messageID, from: peer, payment: payment.id, answer: answer, now: now)
+                }))
+        if let answer { await reply(answer, to: peer) }
+        logger.info(
+            "request received",
+            metadata: [
+                "payment": "\(payment.id.wireString)", "payee": "\(peer.shortDescription)",
+                "amount": "\(payment.amount)",
+            ])
+        eventContinuation.yield(.requestReceived(record))
+    }
+
+    private func receiveDecision(
+        _ event: PaymentLifecycle.Event, messageID: UUID, paymentID: UUID, from peer: PeerID, now: Timestamp,
+        reason: String? = nil
+    ) async throws(EngineError) {
+        if try await answerDuplicate(messageID, from: peer) { return }
+        guard var record = try await load(paymentID), record.peerID == peer else {
+            await reply(.error(.init(code: .unknownPayment, message: "unknown payment", ref: messageID)), to: peer)
+            return
+        }
+        var lifecycle = record.lifecycle
+        let actions = lifecycle.handle(event, now: now)
+        let events = transitionEvents(actions, paymentID: paymentID, now: now, cause: .peer, messageID: messageID)
+        var change = LedgerChange(events: events)
+        if !events.isEmpty || lifecycle != record.lifecycle {
+            if let reason, events.contains(where: { $0.toState == .rejected }) { record.reason = reason }
+            record.update(from: lifecycle, now: now)
+            change.payment = record
+        }
+        let answer = answerFrame(actions, paymentID: paymentID)
+        if let answer {
+            change.seenMessage = try seen(messageID, from: peer, payment: paymentID, answer: answer, now: now)
+        }
+        try await commit(change)
+        if change.payment != nil { publish(record) }
+        if let answer { await reply(answer, to: peer) }
+    }
+
+    private func receiveAck(
+        _ ack: PaymentMessage.Acknowledgement, from peer: PeerID, now: Timestamp
+    )
+        async throws(EngineError)
+    {
+        let pending = try await outbox(for: peer)
+        guard let acked = pending.first(where: { $0.messageID == ack.ackedID }), acked.paymentID == ack.paymentID else {
+            logger.debug("ack for no pending frame", metadata: ["message": "\(ack.ackedID.wireString)"])
+            return
+        }
+        var change = LedgerChange(removeFromOutbox: [ack.ackedID])
+        if var record = try await load(ack.paymentID) {
+            var lifecycle = record.lifecycle
+            let actions = lifecycle.handle(.peerAck(state: ack.state, reasonCode: ack.reasonCode), now: now)
+            change.events = transitionEvents(
+                actions, paymentID: record.id, now: now, cause: .ack, messageID: ack.ackedID)
+            if lifecycle != record.lifecycle {
+                record.update(from: lifecycle, now: now)
+                if ack.reasonCode != nil { record.reasonCode = ack.reasonCode }
+                change.payment = record
+            }
+            try await commit(change)
+            if change.payment != nil { publish(record) }
+        } else {
+            try await commit(change)
+        }
+    }
+
+    private func receiveError(_ error: PaymentMessage.ErrorFrame, from peer: PeerID) async throws(EngineError) {
+        logger.notice(
+            "peer reported an error",
+            metadata: ["peer": "\(peer.shortDescription)", "code": "\(error.code)", "message": "\(error.message)"])
+        // These errors will not change on a resend: stop retrying the frame they refer to.
+        let final: Set<PaymentMessage.ErrorFrame.Code> = [.malformedFrame, .notAuthorized, .unknownPayment]
+        guard let ref = error.ref, final.contains(error.code) else { return }
+        if try await outbox(for: peer).contains(where: { $0.messageID == ref }) {
+            try await commit(LedgerChange(removeFromOutbox: [ref]))
+        }
+    }
+
+    // MARK: Sessions and time
+
+    /// A session came up: remember the peer and resend everything it has not acknowledged, in order.
+    func sessionUp(_ info: SessionInfo, now: Timestamp = .now) async {
+        do {
+            try await database.upsertPeer(info.peerID, name: info.name, address: info.remoteAddress, seenAt: now)
+            let pending = try await database.outbox(peerID: info.peerID)
+            if !pending.isEmpty {
+                logger.info(
+                    "resending unacknowledged frames", metadata: ["peer": "\(info.name)", "count": "\(pending.count)"])
+                await transmit(pending.map(\.messageID), to: info.peerID, now: now)
+            }
+        } catch {
+            logger.error("ledger error on session up", metadata: ["error": "\(error)"])
+        }
+        eventContinuation.yield(.peerUp(info))
+    }
+
+    /// A session went down.
+    func sessionDown(_ info: SessionInfo, now: Timestamp = .now) async {
+        try? await database.upsertPeer(info.peerID, name: info.name, address: info.remoteAddress, seenAt: now)
+        eventContinuation.yield(.peerDown(info))
+    }
+
+    /// Expires what is due and stops resending what expired.
+    func tick(now: Timestamp = .now) async {
+        do {
+            for var record in try await database.pendingPayments() where record.expiresAt <= now {
+                var lifecycle = record.lifecycle
+                let actions = lifecycle.handle(.tick, now: now)
+                let events = transitionEvents(actions, paymentID: record.id, now: now, cause: .expiry, messageID: nil)
+                guard !events.isEmpty else { continue }
+                record.update(from: lifecycle, now: now)
+                try await database.apply(LedgerChange(payment: record, events: events))
+                publish(record)
+            }
+            let dropped = try await database.pruneOutbox(now: now)
+            if !dropped.isEmpty {
+                logger.debug("stopped resending expired frames", metadata: ["count": "\(dropped.count)"])
+            }
+        } catch {
+            logger.error("expiry check failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: Helpers
+
+    private func load(_ id: UUID) async throws(EngineError) -> PaymentRecord? {
+        do { return try await database.payment(id: id) } catch { throw .storage(error.description) }
+    }
+
+    private func outbox(for peer: PeerID) async throws(EngineError) -> [OutboxRecord] {
+        do { return try await database.outbox(peerID: peer) } catch { throw .storage(error.description) }
+    }
+
+    private func commit(_ change: LedgerChange) async throws(EngineError) {
+        do { try await database.apply(change) } catch { throw .storage(error.description) }
+    }
+
+    /// If `messageID` from `peer` was already processed, sends the stored answer again and returns true.
+    private func answerDuplicate(_ messageID: UUID, from peer: PeerID) async throws(EngineError) -> Bool {
+        let seen: SeenMessageRecord?
+        do { seen = try await database.seenMessage(id: messageID) } catch { throw .storage(error.description) }
+        guard let seen, seen.peerID == peer else { return false }
+        do {
+            await reply(try seen.responseMessage, to: peer)
+        } catch {
+            throw .storage(error.description)
+        }
+        logger.debug("duplicate frame answered again", metadata: ["message": "\(messageID.wireString)"])
+        return true
+    }
+
+    private func seen(
+        _ messageID: UUID, from peer: PeerID, payment: UUID, answer: PaymentMessage, now: Timestamp
+    )
+        throws(EngineError) -> SeenMessageRecord
+    {
+        do {
+            return try SeenMessageRecord(
+                messageID: messageID, peerID: peer, paymentID: payment, receivedAt: now, response: answer, codec: codec)
+        } catch {
+            throw .storage(error.description)
+        }
+    }
+
+    /// The events recording each transition (and confirmation) among `actions`.
+    private func transitionEvents(
+        _ actions: [PaymentLifecycle.Action], paymentID: UUID, now: Timestamp, cause: PaymentEventRecord.Cause,
+        messageID: UUID?
+    ) -> [PaymentEventRecord] {
+        actions.compactMap { action in
+            switch action {
+            case .transition(let from, let to):
+                PaymentEventRecord(
+                    paymentID: paymentID, at: now, from: from, to: to,
+                    cause: to == .expired && cause != .ack ? .expiry : cause,
+                    messageID: messageID)
+            case .confirmed(let state):
+                PaymentEventRecord(
+                    paymentID: paymentID, at: now, from: state, to: state, cause: cause, messageID: messageID,
+                    detail: "confirmed by the payee")
+            default:
+                nil
+            }
+        }
+    }
+
+    /// Outbox rows for the frames the actions send. Requests and cancels are resent until the payment expires; a
+    /// payer's accept or reject until the payee answers.
+    private func outboxRecords(
+        for actions: [PaymentLifecycle.Action], payment: PaymentRecord, now: Timestamp
+    )
+        throws(EngineError) -> [OutboxRecord]
+    {
+        var records: [OutboxRecord] = []
+        for case .send(let message) in actions {
+            let retryUntil: Timestamp? =
+                switch message {
+                case .request, .cancel: payment.expiresAt
+                default: nil
+                }
+            guard let messageID = message.messageID else { continue }
+            do {
+                records.append(
+                    try OutboxRecord(
+                        message: message, to: payment.peerID, createdAt: now, retryUntil: retryUntil, codec: codec))
+            } catch {
+                throw .storage(error.description)
+            }
+            _ = messageID
+        }
+        return records
+    }
+
+    /// The ack or error frame the actions answer an incoming frame with.
+    private func answerFrame(_ actions: [PaymentLifecycle.Action], paymentID: UUID) -> PaymentMessage? {
+        for action in actions {
+            switch action {
+            case .acknowledge(let messageID, let state, let reason):
+                return .ack(.init(ackedID: messageID, paymentID: paymentID, state: state, reasonCode: reason))
+            case .violation(let messageID, let text):
+                return .error(.init(code: .notAuthorized, message: text, ref: messageID))
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// Sends outbox frames (already committed) to `peer` if a session is up; they stay queued otherwise.
+    private func transmit(_ messageIDs: [UUID], to peer: PeerID, now: Timestamp) async {
+        guard !messageIDs.isEmpty, let pending = try? await database.outbox(peerID: peer) else { return }
+        var sent: [UUID] = []
+        for record in pending where messageIDs.contains(record.messageID) {
+            guard let message = try? record.message else { continue }
+            if await sessions.send(message, to: peer) { sent.append(record.messageID) }
+        }
+        if !sent.isEmpty { try? await database.markSent(messageIDs: sent, at: now) }
+    }
+
+    private func reply(_ message: PaymentMessage, to peer: PeerID) async {
+        await sessions.send(message, to: peer)
+    }
+
+    private func publish(_ record: PaymentRecord) {
+        eventContinuation.yield(.paymentUpdated(record))
+    }
+}

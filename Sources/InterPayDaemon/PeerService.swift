@@ -1,0 +1,142 @@
+import Foundation
+import InterPayControl
+import InterPayCore
+import InterPayDiscovery
+import InterPayTransport
+import Logging
+import ServiceLifecycle
+
+/// The daemon's networking and payments: listens for peers, advertises and browses with DNS-SD, keeps a session
+/// with every discovered or configured peer, feeds their frames to the payment engine, and expires payments on
+/// time. On graceful shutdown it stops advertising, tells connected peers, and ends.
+struct PeerService: Service {
+    let configuration: DaemonConfiguration
+    let sessions: SessionManager
+    let engine: PaymentEngine
+    let shared: SharedState
+    let broadcaster: EventBroadcaster
+    let logger: Logger
+
+    func run() async throws {
+        let port: Int
+        do {
+            port = try await sessions.start()
+        } catch {
+            throw DaemonError.transport(error.description)
+        }
+        shared.port = port
+        shared.discovery = configuration.discoveryEnabled ? "starting" : "off"
+        logger.info(
+            "interpayd listening",
+            metadata: [
+                "name": "\(configuration.name)", "id": "\(sessions.identity.peerID)", "port": "\(port)",
+                "discovery": "\(configuration.discoveryEnabled ? "on" : "off")",
+            ])
+        for peer in configuration.staticPeers {
+            await sessions.maintainConnection(
+                key: "static \(peer)", host: peer.host, port: peer.port, expectedPeerID: nil)
+        }
+
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await sessions.run() }
+            group.addTask { await followSessions() }
+            group.addTask { await followEngine() }
+            group.addTask {
+                while !Task.isCancelled {
+                    await engine.tick()
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            if configuration.discoveryEnabled {
+                let discovery = ServiceDiscovery(
+                    advertisement: Advertisement(
+                        name: configuration.name, port: port, peerID: sessions.identity.peerID, versions: [1]),
+                    ownPeerID: sessions.identity.peerID, logger: logger)
+                group.addTask { await followDiscovery(discovery) }
+            }
+            // Wait for SIGTERM/SIGINT (or cancellation), then say goodbye and stop everything.
+            try? await gracefulShutdown()
+            logger.info("shutting down")
+            await sessions.closeAll(reason: "shutting down")
+            try? await Task.sleep(for: .milliseconds(100))
+            group.cancelAll()
+        }
+    }
+
+    /// Session events go to the payment engine.
+    private func followSessions() async {
+        for await event in sessions.events {
+            switch event {
+            case .up(let info): await engine.sessionUp(info)
+            case .down(let info, _): await engine.sessionDown(info)
+            case .message(let message, let peer): await engine.receive(message, from: peer)
+            case .refused: break
+            }
+        }
+    }
+
+    /// Engine events go to `interpay watch` subscribers.
+    private func followEngine() async {
+        for await event in engine.events {
+            let now = JSONValue.int(Timestamp.now.secondsSince1970)
+            switch event {
+            case .requestReceived(let record):
+                broadcaster.publish(
+                    .object([
+                        "event": "request-received", "at": now,
+                        "payment": ControlMethods.json(record, peerName: await name(of: record.peerID)),
+                    ]))
+            case .paymentUpdated(let record):
+                broadcaster.publish(
+                    .object([
+                        "event": "payment-updated", "at": now,
+                        "payment": ControlMethods.json(record, peerName: await name(of: record.peerID)),
+                    ]))
+            case .peerUp(let info), .peerDown(let info):
+                let up = if case .peerUp = event { true } else { false }
+                broadcaster.publish(
+                    .object([
+                        "event": .string(up ? "peer-up" : "peer-down"), "at": now,
+                        "peer": .object([
+                            "name": .string(info.name), "id": .string(info.peerID.description),
+                            "shortID": .string(info.peerID.shortDescription), "address": .string(info.remoteAddress),
+                        ]),
+                    ]))
+            }
+        }
+    }
+
+    private func name(of peer: PeerID) async -> String? {
+        await sessions.currentSessions().first { $0.peerID == peer }?.name
+    }
+
+    /// Discovery events become dial targets.
+    private func followDiscovery(_ discovery: ServiceDiscovery) async {
+        for await event in discovery.events() {
+            switch event {
+            case .registered(let name):
+                logger.info("advertising", metadata: ["name": "\(name)", "type": "\(ServiceDiscovery.serviceType)"])
+            case .appeared(let peer), .changed(let peer):
+                logger.info(
+                    "peer appeared",
+                    metadata: [
+                        "peer": "\(peer.serviceName)", "id": "\(peer.peerID.shortDescription)",
+                        "address": "\(peer.address):\(peer.port)",
+                    ])
+                await sessions.maintainConnection(
+                    key: "dnssd \(peer.serviceName)", host: peer.address, port: peer.port,
+                    expectedPeerID: peer.peerID)
+            case .disappeared(let name, let peerID):
+                logger.info(
+                    "peer disappeared", metadata: ["peer": "\(name)", "id": "\(peerID?.shortDescription ?? "?")"])
+                await sessions.stopMaintaining(key: "dnssd \(name)")
+            case .unavailable(let reason):
+                shared.discovery = "unavailable"
+                logger.debug("discovery unavailable", metadata: ["reason": "\(reason)"])
+            case .available:
+                shared.discovery = "on"
+                logger.info("discovery available")
+            }
+        }
+    }
+}

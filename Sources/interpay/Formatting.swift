@@ -1,0 +1,50 @@
+import Foundation
+import InterPayControl
+
+/// Human formats shared by the subcommands.
+enum Formatting {
+    /// A Unix time in local time, `2026-11-22 14:05`.
+    static func localTime(_ seconds: Int64?) -> String {
+        guard let seconds else { return "-" }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.timeZone = .current
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
+    /// `12.50 MXN`, with the converted amount when the daemon gave one: `12.50 MXN (≈ 0.62 EUR)`.
+    static func amount(_ payment: JSONValue) -> String {
+        var text = "\(payment.string("amount")) \(payment.string("currency"))"
+        if let converted = payment.field("converted"), let amount = converted.field("amount")?.text {
+            text += " (≈ \(amount) \(converted.string("currency")))"
+        }
+        return text
+    }
+
+    /// `in from bob` / `out to alice`.
+    static func counterparty(_ payment: JSONValue) -> String {
+        let peer = payment.field("peer")
+        let name = peer?.string("name", "?") ?? "?"
+        return payment.string("direction") == "in" ? "from \(name)" : "to \(name)"
+    }
+
+    /// The state, with "(awaiting payee)" for an unconfirmed payer decision and the reason code when an action lost.
+    static func state(_ payment: JSONValue) -> String {
+        var text = payment.string("state")
+        if payment.field("confirmed") == .bool(false) { text += " (awaiting payee)" }
+        if let code = payment.field("reasonCode")?.text { text += " [\(code)]" }
+        return text
+    }
+
+    /// A table of payments: ID prefix, direction, peer, amount, state, memo, created.
+    static func paymentTable(_ payments: [JSONValue]) {
+        var table = Table("ID", "DIR", "PEER", "AMOUNT", "STATE", "CREATED", "MEMO")
+        for payment in payments {
+            table.add(
+                String(payment.string("id").prefix(8)), payment.string("direction"),
+                payment.field("peer")?.string("name", "?") ?? "?", amount(payment), state(payment),
+                localTime(payment.field("createdAt")?.integer), payment.string("memo"))
+        }
+        table.print()
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay history`
+struct History: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Payments that are decided (accepted, rejected, cancelled, expired), newest first.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "How many to show.")
+    var limit: Int = 50
+
+    func run() async throws {
+        let result = try await global.call("history", ["limit": .int(Int64(limit))])
+        global.output(result) { Formatting.paymentTable(result.field("payments")?.items ?? []) }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+
+/// `interpay`: the command-line companion of `interpayd`.
+@main
+struct Interpay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "interpay",
+        abstract: "Ask peers on your LAN for money, and answer their requests, through the local interpayd.",
+        discussion: """
+            A payment request goes from the payee (who asks for money) to the payer (who is asked to pay): \
+            'interpay send bob 12.50 MXN' asks bob to pay you 12.50 MXN. The payer accepts or rejects it; you may \
+            cancel it while it is pending. Every command talks to the local interpayd over its control socket.
+
+            Exit codes: 0 ok, 1 other error, 2 usage, 3 daemon unreachable, 4 not found, \
+            5 conflict (already accepted/cancelled/rejected/expired), 6 peer unreachable.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Status.self, Peers.self, Send.self, Accept.self, Reject.self, Cancel.self, List.self, Show.self,
+            Watch.self, History.self, Stats.self,
+        ])
+
+    /// Parses and runs a subcommand, mapping every failure to the documented exit codes.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("interpay: \(error.message)\n".utf8))
+            Foundation.exit(error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((message.isEmpty ? "\(error)" : message).utf8 + [0x0A]))
+            // Usage errors exit 2, as documented; anything else that escaped is 1.
+            Foundation.exit(code == .validationFailure ? 2 : 1)
+        }
+    }
+}

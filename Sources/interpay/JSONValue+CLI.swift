@@ -1,0 +1,35 @@
+import Foundation
+import InterPayControl
+
+extension JSONValue {
+    /// The member `key` of an object.
+    func field(_ key: String) -> JSONValue? {
+        if case .object(let members) = self { members[key] } else { nil }
+    }
+
+    /// A string, or a number or bool as text.
+    var text: String? {
+        switch self {
+        case .string(let string): string
+        case .int(let int): String(int)
+        case .double(let double): String(double)
+        case .bool(let bool): String(bool)
+        default: nil
+        }
+    }
+
+    /// An integer.
+    var integer: Int64? {
+        if case .int(let int) = self { int } else { nil }
+    }
+
+    /// The elements of an array (empty for anything else).
+    var items: [JSONValue] {
+        if case .array(let items) = self { items } else { [] }
+    }
+
+    /// Text of member `key`, or `fallback`.
+    func string(_ key: String, _ fallback: String = "") -> String {
+        field(key)?.text ?? fallback
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay list`
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List payments, newest first.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Only payments in this state: pending, accepted, rejected, cancelled, expired.")
+    var state: String?
+
+    @Option(help: "Only incoming (in: you are asked to pay) or outgoing (out: you asked) requests.")
+    var direction: String?
+
+    @Option(help: "Only payments with this peer (display name or ID prefix).")
+    var peer: String?
+
+    func validate() throws {
+        if let state, !["pending", "accepted", "rejected", "cancelled", "expired"].contains(state) {
+            throw ValidationError("--state must be pending, accepted, rejected, cancelled or expired")
+        }
+        if let direction, !["in", "out"].contains(direction) { throw ValidationError("--direction must be in or out") }
+    }
+
+    func run() async throws {
+        var params: [String: JSONValue] = [:]
+        if let state { params["state"] = .string(state) }
+        if let direction { params["direction"] = .string(direction) }
+        if let peer { params["peer"] = .string(peer) }
+        let result = try await global.call("list", params)
+        global.output(result) { Formatting.paymentTable(result.field("payments")?.items ?? []) }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import InterPayControl
+import InterPayCore
+
+/// `interpay send`
+struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Ask a peer to pay you: sends a payment request to <peer>, who is the payer.",
+        discussion: """
+            You are the payee: 'interpay send bob 12.50 MXN --memo lunch' asks bob to pay you 12.50 MXN. \
+            Prints the payment ID. bob sees the request and accepts or rejects it; you may cancel it while it is \
+            pending. It expires after --expires (default 15m).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The peer who should pay: a display name or a unique ID prefix.")
+    var peer: String
+
+    @Argument(help: "The amount, e.g. 12.50 (at most the currency's decimals: JPY none, KWD three).")
+    var amount: String
+
+    @Argument(help: "ISO 4217 currency code, e.g. MXN, EUR, JPY.")
+    var currency: String
+
+    @Option(help: "What it is for (at most 200 characters).")
+    var memo: String = ""
+
+    @Option(help: "A category for statistics, e.g. food (1 to 40 characters).")
+    var category: String?
+
+    @Option(help: "How long the request stays open: e.g. 90s, 15m, 2h (default 15m).")
+    var expires: String = "15m"
+
+    func validate() throws {
+        do {
+            _ = try Money(parsing: amount, currencyCode: currency)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        guard memo.unicodeScalars.count <= Limits.maxMemoLength else {
+            throw ValidationError("--memo has more than \(Limits.maxMemoLength) characters")
+        }
+        if let category, !(1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) {
+            throw ValidationError("--category must have 1 to \(Limits.maxCategoryLength) characters")
+        }
+        guard let seconds = DurationText.seconds(expires), seconds >= 1, seconds <= 30 * 86_400 else {
+            throw ValidationError("--expires must be a duration from 1s to 30d, such as 90s, 15m or 2h")
+        }
+    }
+
+    func run() async throws {
+        var params: [String: JSONValue] = [
+            "peer": .string(peer), "amount": .string(amount), "currency": .string(currency.uppercased()),
+            "memo": .string(memo), "expiresInSeconds": .int(DurationText.seconds(expires) ?? 900),
+        ]
+        if let category { params["category"] = .string(category) }
+        let payment = try await global.call("send", params)
+        global.output(payment) {
+            print(payment.string("id"))
+        }
+    }
+}
+
+/// Parses durations such as `90s`, `15m`, `2h`, `1d` (a bare number is seconds).
+enum DurationText {
+    static func seconds(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        if let unit = text.last, let factor = units[unit], let value = Int64(text.dropLast()) {
+            return value.multipliedReportingOverflow(by: factor).overflow ? nil : value * factor
+        }
+        return Int64(text)
+    }
+}

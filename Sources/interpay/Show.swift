@@ -1,0 +1,44 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay show`
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one payment with its full history.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The payment: its ID or a unique prefix of at least 4 characters.")
+    var payment: String
+
+    func validate() throws {
+        guard payment.count >= 4 else { throw ValidationError("give at least 4 characters of the payment ID") }
+    }
+
+    func run() async throws {
+        let payment = try await global.call("show", ["payment": .string(self.payment)])
+        global.output(payment) {
+            var table = Table("FIELD", "VALUE")
+            table.add("id", payment.string("id"))
+            table.add(
+                "direction", payment.string("direction") == "in" ? "in (you are asked to pay)" : "out (you asked)")
+            table.add(
+                "peer", "\(payment.field("peer")?.string("name") ?? "?") \(payment.field("peer")?.string("id") ?? "")")
+            table.add("amount", Formatting.amount(payment))
+            table.add("state", Formatting.state(payment))
+            table.add("memo", payment.string("memo"))
+            table.add("category", payment.string("category", "-"))
+            if let reason = payment.field("reason")?.text { table.add("reason", reason) }
+            table.add("created", Formatting.localTime(payment.field("createdAt")?.integer))
+            table.add("expires", Formatting.localTime(payment.field("expiresAt")?.integer))
+            table.print()
+            print("")
+            var events = Table("TIME", "FROM", "TO", "CAUSE")
+            for event in payment.field("events")?.items ?? [] {
+                events.add(
+                    Formatting.localTime(event.field("at")?.integer), event.string("from", "-"), event.string("to"),
+                    event.string("cause"))
+            }
+            events.print()
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay stats`
+struct Stats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Totals, counts and averages of accepted payments per currency, grouped by category, peer or currency.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Period: day, week, month or all.")
+    var period: String = "month"
+
+    @Option(help: "Group by category, peer or currency.")
+    var by: String = "currency"
+
+    func validate() throws {
+        guard ["day", "week", "month", "all"].contains(period) else {
+            throw ValidationError("--period must be day, week, month or all")
+        }
+        guard ["category", "peer", "currency"].contains(by) else {
+            throw ValidationError("--by must be category, peer or currency")
+        }
+    }
+
+    func run() async throws {
+        let result = try await global.call("stats", ["period": .string(period), "by": .string(by)])
+        global.output(result) {
+            var table = Table(by.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE")
+            for row in result.field("rows")?.items ?? [] {
+                table.add(
+                    row.string("group", "-"), row.string("direction"), row.string("currency"), row.string("count"),
+                    row.string("total"), row.string("average"))
+            }
+            table.print()
+        }
+    }
+}

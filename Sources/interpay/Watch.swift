@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import InterPayControl
+
+/// `interpay watch`
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Follow incoming requests, state changes and peers coming and going, one line each, until interrupted.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let client = ControlClient(path: global.socketPath)
+        do {
+            for try await event in client.subscribe() {
+                if global.json {
+                    print(event.jsonText)
+                } else {
+                    print(Self.describe(event))
+                }
+                fflush(nil)  // one line at a time, also into a pipe
+            }
+        } catch let error as ControlClientError {
+            throw CLIError(error, socketPath: global.socketPath)
+        }
+    }
+
+    /// One human line for an event.
+    static func describe(_ event: JSONValue) -> String {
+        let time = Formatting.localTime(event.field("at")?.integer)
+        let payment = event.field("payment")
+        switch event.string("event") {
+        case "request-received":
+            guard let payment else { break }
+            return "\(time)  request  \(String(payment.string("id").prefix(8)))  \(Formatting.counterparty(payment)) "
+                + "asks you to pay \(Formatting.amount(payment))  \"\(payment.string("memo"))\""
+        case "payment-updated":
+            guard let payment else { break }
+            return "\(time)  \(Formatting.state(payment))  \(String(payment.string("id").prefix(8)))  "
+                + "\(Formatting.counterparty(payment))  \(Formatting.amount(payment))"
+        case "peer-up", "peer-down":
+            let peer = event.field("peer")
+            return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  "
+                + "\(peer?.string("name", "?") ?? "?")  \(peer?.string("shortID") ?? "")"
+        default:
+            break
+        }
+        return "\(time)  \(event.jsonText)"
+    }
+}

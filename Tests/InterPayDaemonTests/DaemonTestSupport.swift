@@ -1,0 +1,133 @@
+import Foundation
+import InterPayCore
+import InterPayStore
+import InterPayTransport
+import Logging
+import Synchronization
+import Testing
+
+@testable import InterPayDaemon
+
+/// A temporary state directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "interpay-daemon-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// A session manager on loopback started for a test, with a quiet logger and fast reconnects.
+func makeSessionManager(name: String, directory: TemporaryDirectory) async throws -> (SessionManager, Int) {
+    var configuration = TransportConfiguration(displayName: name, host: "127.0.0.1")
+    configuration.reconnectBackoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(500))
+    var logger = Logger(label: "test.\(name)")
+    logger.logLevel = .critical
+    let manager = try SessionManager(
+        identity: try Identity.loadOrCreate(in: directory.url), configuration: configuration, logger: logger)
+    return (manager, try await manager.start())
+}
+
+/// A daemon's payment side without its control socket or discovery: sessions on loopback feeding a real
+/// `PaymentEngine` with a ledger in a temporary directory, wired as `PeerService` wires them.
+final class EngineHarness: Sendable {
+    let sessions: SessionManager
+    let engine: PaymentEngine
+    let database: AppDatabase
+    let port: Int
+    private let directory: TemporaryDirectory
+    private let tasks: Mutex<[Task<Void, Never>]>
+
+    init(name: String) async throws {
+        directory = try TemporaryDirectory()
+        (sessions, port) = try await makeSessionManager(name: name, directory: directory)
+        database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
+        var logger = Logger(label: "test.\(name).engine")
+        logger.logLevel = .critical
+        let engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
+        self.engine = engine
+        let sessions = self.sessions
+        let run = Task { _ = try? await sessions.run() }
+        let follow = Task {
+            for await event in sessions.events {
+                switch event {
+                case .up(let info): await engine.sessionUp(info)
+                case .down(let info, _): await engine.sessionDown(info)
+                case .message(let message, let peer): await engine.receive(message, from: peer)
+                case .refused: break
+                }
+            }
+        }
+        tasks = Mutex([run, follow])
+    }
+
+    var id: PeerID { sessions.identity.peerID }
+
+    func stop() async {
+        let running = tasks.withLock { $0 }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+        directory.remove()
+    }
+}
+
+/// A peer whose frames the test writes by hand: a bare session manager that records what it receives.
+final class ScriptedPeer: Sendable {
+    let sessions: SessionManager
+    private let directory: TemporaryDirectory
+    private let received = Mutex<[PaymentMessage]>([])
+    private let up = Mutex(false)
+    private let tasks: Mutex<[Task<Void, Never>]>
+
+    init(name: String) async throws {
+        directory = try TemporaryDirectory()
+        (sessions, _) = try await makeSessionManager(name: name, directory: directory)
+        let sessions = self.sessions
+        let run = Task { _ = try? await sessions.run() }
+        tasks = Mutex([run])
+        let record = Task { [self] in
+            for await event in sessions.events {
+                switch event {
+                case .up: up.withLock { $0 = true }
+                case .message(let message, _): received.withLock { $0.append(message) }
+                default: break
+                }
+            }
+        }
+        tasks.withLock { $0.append(record) }
+    }
+
+    var id: PeerID { sessions.identity.peerID }
+    var isUp: Bool { up.withLock { $0 } }
+    var messages: [PaymentMessage] { received.withLock { $0 } }
+
+    /// The acks received for `messageID`, in order.
+    func acks(for messageID: UUID) -> [PaymentMessage.Acknowledgement] {
+        messages.compactMap { if case .ack(let ack) = $0, ack.ackedID == messageID { ack } else { nil } }
+    }
+
+    func stop() async {
+        let running = tasks.withLock { $0 }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+        directory.remove()
+    }
+}
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `timeout`; records an issue if it never does.
+func eventually(
+    _ description: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async -> Bool
+) async {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    Issue.record("timed out waiting for: \(description)", sourceLocation: sourceLocation)
+}
