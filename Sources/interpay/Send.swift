@@ -29,7 +29,7 @@ struct Send: AsyncParsableCommand {
     @Option(help: "A category for statistics, e.g. food (1 to 40 characters).")
     var category: String?
 
-    @Option(help: "How long the request stays open: e.g. 90s, 15m, 2h (default 15m).")
+    @Option(help: "How long the request stays open, from 1s to 30d: e.g. 90s, 15m, 2h.")
     var expires: String = "15m"
 
     func validate() throws {

@@ -25,7 +25,10 @@ struct Interpayd: AsyncParsableCommand {
     @Option(help: "Display name shown to peers (default: this machine's host name).")
     var name: String?
 
-    @Option(help: "Directory for the identity key (default: $XDG_STATE_HOME/interpay, or /var/lib/interpay for root).")
+    @Option(
+        help:
+            "Directory for the identity key and the ledger (default: $XDG_STATE_HOME/interpay, or /var/lib/interpay for root)."
+    )
     var stateDir: String?
 
     @Option(help: "Address to listen on.")
