@@ -1,10 +1,11 @@
 import Foundation
 import InterPayCore
-import InterPayTransport
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+
+@testable import InterPayTransport
 
 @Suite("Sessions over TLS on loopback", .serialized)
 struct SessionManagerTests {
@@ -104,6 +105,37 @@ struct SessionManagerTests {
         try? await channel.closeFuture.get()
         await eventually("Bob refuses the connection") { !bob.refusals().isEmpty }
         #expect(bob.upPeers().isEmpty)
+        await bob.stop()
+    }
+
+    @Test("a peer that completes the handshake, then answers no ping, is dropped after three intervals")
+    func silentPeer() async throws {
+        let bob = try await TestPeer(name: "Bob") { $0.keepaliveInterval = .milliseconds(200) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let identity = try Identity.loadOrCreate(in: directory.url)
+        let context = try NIOSSLContext(configuration: .interPay(identity: identity, server: false))
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(
+                            context: context, serverHostname: nil,
+                            customVerificationCallback: { _, promise in promise.succeed(.certificateVerified) }))
+                }
+            }
+            .connect(host: "127.0.0.1", port: bob.port).get()
+        // A real hello, then silence: whatever Bob sends (his hello, pings) is never answered.
+        let hello = PaymentMessage.hello(
+            .init(minVersion: 1, maxVersion: 1, name: "Silent", capabilities: ["payments"], agent: "test"))
+        try await channel.writeAndFlush(ByteBuffer(bytes: try FrameCodec().encode(hello)))
+        await eventually("a session with the silent peer") { bob.upPeers() == [identity.peerID] }
+        let up = ContinuousClock.now
+        await eventually("Bob drops the silent peer", timeout: .seconds(5)) {
+            bob.events.contains { if case .down(_, let reason) = $0 { reason.contains("silent") } else { false } }
+        }
+        #expect(ContinuousClock.now - up >= .milliseconds(600), "not before three intervals of silence")
+        try? await channel.close()
         await bob.stop()
     }
 
