@@ -154,6 +154,13 @@ actor PaymentEngine {
         } catch {
             logger.error(
                 "could not process a frame", metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+            // PROTOCOL.md §9.1: every state-changing frame gets an ack or an error. Nothing was committed, so the
+            // peer keeps the frame in its outbox and sends it again later.
+            if let messageID = message.messageID {
+                await reply(
+                    .error(.init(code: .internal, message: "could not process the frame; retry later", ref: messageID)),
+                    to: peer)
+            }
         }
     }
 
@@ -340,8 +347,10 @@ actor PaymentEngine {
     /// If `messageID` from `peer` was already processed, sends the stored answer again and returns true.
     private func answerDuplicate(_ messageID: UUID, from peer: PeerID) async throws(EngineError) -> Bool {
         let seen: SeenMessageRecord?
-        do { seen = try await database.seenMessage(id: messageID) } catch { throw .storage(error.description) }
-        guard let seen, seen.peerID == peer else { return false }
+        do { seen = try await database.seenMessage(id: messageID, from: peer) } catch {
+            throw .storage(error.description)
+        }
+        guard let seen else { return false }
         do {
             await reply(try seen.responseMessage, to: peer)
         } catch {

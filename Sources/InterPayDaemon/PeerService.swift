@@ -50,7 +50,8 @@ struct PeerService: Service {
             if configuration.discoveryEnabled {
                 let discovery = ServiceDiscovery(
                     advertisement: Advertisement(
-                        name: configuration.name, port: port, peerID: sessions.identity.peerID, versions: [1]),
+                        name: configuration.name, port: port, peerID: sessions.identity.peerID,
+                        versions: Array(sessions.versions)),
                     ownPeerID: sessions.identity.peerID, logger: logger)
                 group.addTask { await followDiscovery(discovery) }
             }
@@ -123,6 +124,14 @@ struct PeerService: Service {
                         "peer": "\(peer.serviceName)", "id": "\(peer.peerID.shortDescription)",
                         "address": "\(peer.address):\(peer.port)",
                     ])
+                guard peer.versions.contains(where: sessions.versions.contains) else {
+                    // PROTOCOL.md §2.1: a peer advertising no version we speak is not dialed.
+                    logger.notice(
+                        "peer speaks no protocol version in common; not dialing",
+                        metadata: ["peer": "\(peer.serviceName)", "versions": "\(peer.versions)"])
+                    await sessions.stopMaintaining(key: "dnssd \(peer.serviceName)")
+                    continue
+                }
                 await sessions.maintainConnection(
                     key: "dnssd \(peer.serviceName)", host: peer.address, port: peer.port,
                     expectedPeerID: peer.peerID)

@@ -143,12 +143,13 @@ extension AppDatabase {
             condition: SQL(sql: "retryUntil IS NOT NULL"))
 
         // Processed incoming frames with the answer we gave, for duplicates (no foreign key: an `unknown-payment`
-        // answer names a payment we do not have).
+        // answer names a payment we do not have). Message IDs are unique per sender only, so the key is both.
         try db.create(table: "seenMessage") { t in
-            t.primaryKey("messageID", .text)
-                .check(sql: "length(messageID) = 36 AND messageID = lower(messageID)")
             t.column("peerID", .text).notNull()
                 .check(sql: "length(peerID) = 63")
+            t.column("messageID", .text).notNull()
+                .check(sql: "length(messageID) = 36 AND messageID = lower(messageID)")
+            t.primaryKey(["peerID", "messageID"])
             t.column("paymentID", .text)
                 .check(sql: "length(paymentID) = 36 AND paymentID = lower(paymentID)")
             t.column("receivedAt", .integer).notNull()

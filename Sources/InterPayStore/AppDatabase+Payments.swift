@@ -1,6 +1,6 @@
 public import Foundation
 import GRDB
-import InterPayCore
+public import InterPayCore
 
 extension AppDatabase {
     /// How many characters of a payment ID a person must type at least (`payments(idPrefix:)`).
@@ -80,13 +80,16 @@ extension AppDatabase {
         }
     }
 
-    /// The incoming frame with this `messageID` that we already processed, with the answer we gave, if any.
-    ///
-    /// `messageID`s are unique per sender: check the record's `peerID` against the session's peer before
-    /// answering with its `response`.
-    public func seenMessage(id: UUID) async throws(StoreError) -> SeenMessageRecord? {
+    /// The frame with this `messageID` from `peer` that we already processed, with the answer we gave, if any.
+    /// (`messageID`s are unique per sender only.)
+    public func seenMessage(id: UUID, from peer: PeerID) async throws(StoreError) -> SeenMessageRecord? {
         try await read("look up message \(id.wireString)") { db in
-            try SeenMessageRecord.filter(SeenMessageRecord.Columns.messageID == id.wireString).fetchOne(db)
+            try SeenMessageRecord
+                .filter(
+                    SeenMessageRecord.Columns.peerID == peer.description
+                        && SeenMessageRecord.Columns.messageID == id.wireString
+                )
+                .fetchOne(db)
         }
     }
 }

@@ -28,7 +28,7 @@ public struct FrameDecoder: ByteToMessageDecoder {
             do throws(FrameError) {
                 decoded = .message(try codec.decodeBody(body))
             } catch {
-                decoded = .undecodable(error)
+                decoded = .undecodable(UndecodableFrame(error: error, header: FrameHeader(lenientlyReading: body)))
             }
             return (length, decoded)
         }
@@ -52,5 +52,5 @@ public enum InboundFrame: Sendable {
     /// A decoded message.
     case message(PaymentMessage)
     /// A complete frame whose body is not a valid message.
-    case undecodable(FrameError)
+    case undecodable(UndecodableFrame)
 }

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import InterPayCore
 import Logging
 import NIOCore
@@ -5,18 +7,23 @@ import NIOSSL
 
 /// Verifies the peer's TLS certificate the InterPay way: no certificate authorities, the key is the identity.
 ///
-/// Any certificate is accepted as proof of its key (TLS has already checked that the peer holds the private key);
-/// when the ID to expect is known (the dialing side), the key must hash to it.
+/// A certificate is accepted as proof of its key (TLS has already checked that the peer holds the private key) if
+/// that key is P-256 in its canonical uncompressed form (PROTOCOL.md §3.3); when the ID to expect is known (the
+/// dialing side), the key must hash to it.
 struct PeerVerifier: Sendable {
     let expected: PeerID?
     let logger: Logger
 
     var callback: NIOSSLCustomVerificationCallback {
         { [expected, logger] certificates, promise in
-            guard let leaf = certificates.first, let actual = try? PeerID(certificate: leaf) else {
+            guard let leaf = certificates.first, let spki = try? leaf.extractPublicKey().toSPKIBytes(),
+                let key = try? P256.Signing.PublicKey(derRepresentation: spki), key.derRepresentation == Data(spki)
+            else {
+                logger.warning("peer certificate key is not P-256; connection refused")
                 promise.succeed(.failed)
                 return
             }
+            let actual = PeerID(subjectPublicKeyInfoDER: spki)
             if let expected, expected != actual {
                 logger.warning(
                     "peer key does not match its advertised ID; connection refused",
@@ -41,6 +48,8 @@ extension TLSConfiguration {
         configuration.privateKey = .privateKey(identity.privateKey)
         configuration.minimumTLSVersion = .tlsv13
         configuration.maximumTLSVersion = .tlsv13
+        configuration.signingSignatureAlgorithms = [.ecdsaSecp256R1Sha256]
+        configuration.verifySignatureAlgorithms = [.ecdsaSecp256R1Sha256]
         // Verification on (so that the server asks for and requires a client certificate); the custom callback
         // replaces chain validation, since identities are keys, not names signed by an authority.
         configuration.certificateVerification = .noHostnameVerification

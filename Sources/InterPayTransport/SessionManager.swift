@@ -19,6 +19,9 @@ public actor SessionManager {
     /// Session events, for one consumer (the daemon).
     public nonisolated let events: AsyncStream<SessionEvent>
 
+    /// The protocol versions this side speaks (advertised in TXT `v`, negotiated in `hello`).
+    public nonisolated var versions: ClosedRange<Int> { configuration.versions }
+
     private nonisolated let configuration: TransportConfiguration
     private nonisolated let logger: Logger
     private nonisolated let eventContinuation: AsyncStream<SessionEvent>.Continuation
@@ -352,10 +355,14 @@ public actor SessionManager {
                 return "second hello"
             case .message(let message):
                 eventContinuation.yield(.message(message, from: peer))
-            case .undecodable(let error):
+            case .undecodable(let frame):
                 logger.notice(
-                    "undecodable frame", metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
-                session.enqueue(.error(.init(code: .malformedFrame, message: String(error.description.prefix(200)))))
+                    "undecodable frame",
+                    metadata: [
+                        "peer": "\(peer.shortDescription)", "type": "\(frame.header.type ?? "?")",
+                        "error": "\(frame.error)",
+                    ])
+                if let answer = frame.answer { session.enqueue(answer) }
             }
         }
         return session.endReason ?? "connection closed"

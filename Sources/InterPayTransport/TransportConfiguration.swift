@@ -26,7 +26,7 @@ public struct TransportConfiguration: Sendable {
     /// A configuration with the protocol's defaults.
     public init(
         displayName: String, host: String = "0.0.0.0", port: Int = 0, versions: ClosedRange<Int> = 1...1,
-        capabilities: [String] = ["payments"], agent: String = "interpayd",
+        capabilities: [String] = [], agent: String = "interpayd",
         handshakeTimeout: Duration = .seconds(5), keepaliveInterval: Duration = .seconds(15),
         maxFrameSize: Int = Limits.maxFrameSize, reconnectBackoff: Backoff = Backoff()
     ) {

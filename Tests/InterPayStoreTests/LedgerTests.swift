@@ -107,7 +107,7 @@ struct LedgerTests {
         #expect(outbox.last?.messageID == cancelMessageID)
         #expect(outbox[0].seq < outbox[1].seq)
 
-        let seen = try #require(try await reopened.seenMessage(id: incomingMessageID))
+        let seen = try #require(try await reopened.seenMessage(id: incomingMessageID, from: bob))
         #expect(seen.peerID == bob)
         #expect(seen.paymentID == incoming.id)
         #expect(
@@ -196,10 +196,24 @@ struct LedgerTests {
                 seenMessage: SeenMessageRecord(
                     messageID: messageID, peerID: bob, paymentID: paymentID, receivedAt: at(), response: body)))
 
-        let seen = try #require(try await database.seenMessage(id: messageID))
+        let seen = try #require(try await database.seenMessage(id: messageID, from: bob))
         #expect(seen.response == body)
         #expect(try seen.responseMessage == ack)
-        #expect(try await database.seenMessage(id: UUID()) == nil)
+        #expect(try await database.seenMessage(id: UUID(), from: bob) == nil)
+
+        // Message IDs are unique per sender only: another peer's frame with the same ID is its own record.
+        let carol = try Peers.carol()
+        #expect(try await database.seenMessage(id: messageID, from: carol) == nil)
+        let carolsAnswer = Data(
+            try FrameCodec().encodeBody(
+                .ack(.init(ackedID: messageID, paymentID: paymentID, state: .pending, reasonCode: nil))))
+        try await database.apply(
+            LedgerChange(
+                seenMessage: SeenMessageRecord(
+                    messageID: messageID, peerID: carol, paymentID: paymentID, receivedAt: at(), response: carolsAnswer)
+            ))
+        #expect(try await database.seenMessage(id: messageID, from: carol)?.response == carolsAnswer)
+        #expect(try await database.seenMessage(id: messageID, from: bob)?.response == body)
 
         // Bytes are kept as they are, whatever they hold (here a non-canonical error body with a NUL and non-ASCII).
         let odd = Data([0x7B, 0x20, 0x00, 0xC3, 0xA9, 0x7D])
@@ -208,8 +222,8 @@ struct LedgerTests {
             LedgerChange(
                 seenMessage: SeenMessageRecord(
                     messageID: otherID, peerID: bob, paymentID: nil, receivedAt: at(), response: odd)))
-        #expect(try await database.seenMessage(id: otherID)?.response == odd)
-        #expect(try await database.seenMessage(id: otherID)?.paymentID == nil)
+        #expect(try await database.seenMessage(id: otherID, from: bob)?.response == odd)
+        #expect(try await database.seenMessage(id: otherID, from: bob)?.paymentID == nil)
     }
 
     @Test("peers: upsert keeps firstSeen and a known address, refreshes name and lastSeen")

@@ -1,3 +1,4 @@
+import Foundation
 import InterPayCore
 import InterPayTransport
 import NIOCore
@@ -51,13 +52,50 @@ struct FrameDecoderTests {
         let junk = Array("{\"type\":\"teleport\"}".utf8)
         let next = try FrameCodec().encode(.ping(nonce: 2))
         try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, UInt8(junk.count)] + junk + next))
-        guard case .undecodable(.unknownType("teleport")) = try channel.readInbound(as: InboundFrame.self) else {
+        guard case .undecodable(let frame) = try channel.readInbound(as: InboundFrame.self),
+            case .unknownType("teleport") = frame.error
+        else {
             Issue.record("expected an unknown-type error")
             return
         }
+        #expect(frame.header == FrameHeader(type: "teleport", messageID: nil))
         guard case .message(.ping(2)) = try channel.readInbound(as: InboundFrame.self) else {
             Issue.record("expected the next frame")
             return
         }
     }
+
+    @Test(
+        "an undecodable frame gets unknown-type or malformed-frame, with ref when readable; a broken error frame none",
+        arguments: [
+            ("{\"type\":\"teleport\",\"messageID\":\"\(referenced.uuidString)\"}", "unknown-type", referenced),
+            (
+                "{\"type\":\"accept\",\"messageID\":\"\(referenced.uuidString)\",\"paymentID\":7}", "malformed-frame",
+                referenced
+            ),
+            ("{\"type\":\"accept\",\"messageID\":\"not-a-uuid\"}", "malformed-frame", nil),
+            ("[1,2,3]", "malformed-frame", nil),
+            ("{\"type\":\"error\",\"code\":\"no-such-code\",\"message\":\"x\"}", nil, nil),
+            ("{\"type\":\"error\"}", nil, nil),
+        ] as [(String, String?, UUID?)])
+    func answers(body: String, code: String?, ref: UUID?) throws {
+        let channel = try makeChannel()
+        let bytes = Array(body.utf8)
+        try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, UInt8(bytes.count)] + bytes))
+        guard case .undecodable(let frame) = try channel.readInbound(as: InboundFrame.self) else {
+            Issue.record("expected an undecodable frame")
+            return
+        }
+        switch frame.answer {
+        case .error(let error)?:
+            #expect(error.code.rawValue == code)
+            #expect(error.ref == ref)
+        case nil:
+            #expect(code == nil, "a frame that needs an answer got none")
+        case let other?:
+            Issue.record("answered with \(other)")
+        }
+    }
 }
+
+private let referenced = UUID()

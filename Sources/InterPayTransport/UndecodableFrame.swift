@@ -1,0 +1,25 @@
+public import Foundation
+public import InterPayCore
+
+/// A complete frame whose body is not a valid message: why, and what could still be read of it.
+public struct UndecodableFrame: Sendable {
+    /// Why the body could not be decoded.
+    public let error: FrameError
+    /// The `type` and `messageID` that could still be read.
+    public let header: FrameHeader
+
+    /// An undecodable frame.
+    public init(error: FrameError, header: FrameHeader) {
+        self.error = error
+        self.header = header
+    }
+
+    /// The `error` frame that answers it (PROTOCOL.md §13.2), or nil when it must not be answered: an `error` frame
+    /// is never answered with an `error`, even a broken one, so that two peers cannot trade errors forever.
+    public var answer: PaymentMessage? {
+        guard header.type != "error" else { return nil }
+        let code: PaymentMessage.ErrorFrame.Code =
+            if case .unknownType = error { .unknownType } else { .malformedFrame }
+        return .error(.init(code: code, message: String(error.description.prefix(200)), ref: header.messageID))
+    }
+}
