@@ -21,3 +21,8 @@ struct ControlService: Service {
         broadcaster.finish()
     }
 }
+
+extension ControlService: CustomStringConvertible {
+    /// A short name for ServiceLifecycle's log lines (instead of a dump of every property).
+    var description: String { "ControlService" }
+}

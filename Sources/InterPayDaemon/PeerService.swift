@@ -149,3 +149,8 @@ struct PeerService: Service {
         }
     }
 }
+
+extension PeerService: CustomStringConvertible {
+    /// A short name for ServiceLifecycle's log lines (instead of a dump of every property).
+    var description: String { "PeerService(\(configuration.name))" }
+}
