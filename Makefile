@@ -4,7 +4,7 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments demo format lint clean help
+	test-payments test-service demo format lint clean help
 
 all: build
 
@@ -20,7 +20,7 @@ build: deps ## debug build of every target
 build-tests: deps
 	$(SWIFT) build --build-tests
 
-test: build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments ## everything CI runs
+test: build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-service ## everything CI runs
 	@echo "make test: all checks passed"
 
 test-swift: build-tests ## the Swift test suites (no network needed)
@@ -40,6 +40,9 @@ test-discovery: build-tests ## real interpayd processes in sandbox hosts: discov
 
 test-payments: build-tests ## two daemons on two sandbox hosts driven through the real CLI
 	scripts/test-payments
+
+test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
+	scripts/test-service
 
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo

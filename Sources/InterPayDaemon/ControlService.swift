@@ -6,6 +6,7 @@ import ServiceLifecycle
 struct ControlService: Service {
     let server: ControlServer
     let broadcaster: EventBroadcaster
+    let readiness: Readiness
     let logger: Logger
 
     func run() async throws {
@@ -15,6 +16,7 @@ struct ControlService: Service {
             throw DaemonError.control(error.description)
         }
         logger.info("control socket ready", metadata: ["path": "\(server.path)"])
+        readiness.mark(.controlSocket)
         try await cancelWhenGracefulShutdown {
             try await server.run()
         }

@@ -11,13 +11,12 @@ import Synchronization
 /// Opening the identity and the ledger happens here, before anything runs, so that a broken state directory is
 /// reported at once; nothing starts until the `ServiceGroup` runs the services.
 public enum Daemon {
-    /// The services of `interpayd`: peers (transport, discovery, payments) first, the control socket last, so that
-    /// on shutdown the socket goes away first and peers are told goodbye after.
+    /// The services of `interpayd`: peers (transport, discovery, payments), the control socket, and systemd
+    /// notification last. Shutdown runs in reverse: systemd hears `STOPPING=1` first, the socket goes away, then
+    /// peers are told goodbye.
     public static func services(
-        configuration: DaemonConfiguration, logger: Logger
-    ) throws(DaemonError)
-        -> [any Service]
-    {
+        configuration: DaemonConfiguration, environment: [String: String], logger: Logger
+    ) throws(DaemonError) -> [any Service] {
         let identity: Identity
         let sessions: SessionManager
         let database: AppDatabase
@@ -27,7 +26,8 @@ public enum Daemon {
                 identity: identity,
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
-                    agent: "interpayd/\(configuration.version)"),
+                    agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
+                    keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize),
                 logger: logger)
         } catch {
             throw .transport(error.description)
@@ -39,10 +39,11 @@ public enum Daemon {
         }
         let engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
         let shared = SharedState()
+        let readiness = Readiness()
         let broadcaster = EventBroadcaster()
         let peers = PeerService(
             configuration: configuration, sessions: sessions, engine: engine, shared: shared,
-            broadcaster: broadcaster, logger: logger)
+            broadcaster: broadcaster, readiness: readiness, logger: logger)
         let methods = ControlMethods(
             engine: engine, sessions: sessions, database: database, configuration: configuration, shared: shared,
             startedAt: .now, broadcaster: broadcaster)
@@ -51,8 +52,11 @@ public enum Daemon {
                 configuration: ControlServerConfiguration(
                     path: configuration.socketPath, groupID: configuration.socketGroupID),
                 handler: methods, logger: logger),
-            broadcaster: broadcaster, logger: logger)
-        return [peers, control]
+            broadcaster: broadcaster, readiness: readiness, logger: logger)
+        let notify = NotifyService(
+            notifier: SystemdNotifier(environment: environment), readiness: readiness,
+            watchdog: SystemdNotifier.watchdogInterval(environment: environment), engine: engine, logger: logger)
+        return [peers, control, notify]
     }
 }
 

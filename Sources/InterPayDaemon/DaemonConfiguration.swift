@@ -21,6 +21,12 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String
     /// Group allowed on the control socket besides our own user and root (socket 0660), if any.
     public var socketGroupID: UInt32?
+    /// Largest frame accepted from a peer, in bytes.
+    public var maxFrameSize: Int = Limits.maxFrameSize
+    /// A connection must finish TLS and `hello` within this time.
+    public var handshakeTimeout: Duration = .seconds(5)
+    /// Keepalive ping interval; a peer silent for three intervals is dropped.
+    public var keepaliveInterval: Duration = .seconds(15)
 
     /// A configuration; `name` must be 1 to 63 characters.
     public init(

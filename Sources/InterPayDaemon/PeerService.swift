@@ -15,6 +15,7 @@ struct PeerService: Service {
     let engine: PaymentEngine
     let shared: SharedState
     let broadcaster: EventBroadcaster
+    let readiness: Readiness
     let logger: Logger
 
     func run() async throws {
@@ -26,6 +27,8 @@ struct PeerService: Service {
         }
         shared.port = port
         shared.discovery = configuration.discoveryEnabled ? "starting" : "off"
+        readiness.mark(.peerListener)
+        if !configuration.discoveryEnabled { readiness.mark(.discovery) }
         logger.info(
             "interpayd listening",
             metadata: [
@@ -38,7 +41,10 @@ struct PeerService: Service {
         }
 
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { try await sessions.run() }
+            group.addTask {
+                // Cancelled below on graceful shutdown: that ends the listener normally, not with an error.
+                do { try await sessions.run() } catch is CancellationError {}
+            }
             group.addTask { await followSessions() }
             group.addTask { await followEngine() }
             group.addTask {
@@ -117,6 +123,7 @@ struct PeerService: Service {
             switch event {
             case .registered(let name):
                 logger.info("advertising", metadata: ["name": "\(name)", "type": "\(ServiceDiscovery.serviceType)"])
+                readiness.mark(.discovery)
             case .appeared(let peer), .changed(let peer):
                 logger.info(
                     "peer appeared",
@@ -141,6 +148,8 @@ struct PeerService: Service {
                 await sessions.stopMaintaining(key: "dnssd \(name)")
             case .unavailable(let reason):
                 shared.discovery = "unavailable"
+                // Ready without DNS-SD: static peers work, and discovery comes back by itself.
+                readiness.mark(.discovery)
                 logger.debug("discovery unavailable", metadata: ["reason": "\(reason)"])
             case .available:
                 shared.discovery = "on"

@@ -61,14 +61,3 @@ struct Send: AsyncParsableCommand {
         }
     }
 }
-
-/// Parses durations such as `90s`, `15m`, `2h`, `1d` (a bare number is seconds).
-enum DurationText {
-    static func seconds(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
-        if let unit = text.last, let factor = units[unit], let value = Int64(text.dropLast()) {
-            return value.multipliedReportingOverflow(by: factor).overflow ? nil : value * factor
-        }
-        return Int64(text)
-    }
-}

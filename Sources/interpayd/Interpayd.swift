@@ -22,6 +22,15 @@ struct Interpayd: AsyncParsableCommand {
             """,
         version: version)
 
+    @Option(
+        help:
+            "Configuration file (TOML). Default: /etc/interpay/interpayd.toml for root, else ~/.config/interpay/interpayd.toml."
+    )
+    var config: String?
+
+    @Flag(help: "Check the configuration, print the effective settings and where each comes from, and exit.")
+    var checkConfig = false
+
     @Option(help: "Display name shown to peers (default: this machine's host name).")
     var name: String?
 
@@ -31,11 +40,11 @@ struct Interpayd: AsyncParsableCommand {
     )
     var stateDir: String?
 
-    @Option(help: "Address to listen on.")
-    var listen: String = "0.0.0.0"
+    @Option(help: "Address to listen on (default: 0.0.0.0).")
+    var listen: String?
 
-    @Option(help: "TCP port to listen on; 0 picks a free port, which DNS-SD advertises.")
-    var port: Int = 0
+    @Option(help: "TCP port to listen on; 0 (the default) picks a free port, which DNS-SD advertises.")
+    var port: Int?
 
     @Option(name: .customLong("peer"), help: "A peer to connect to without DNS-SD, as HOST:PORT (repeatable).")
     var peers: [String] = []
@@ -54,50 +63,53 @@ struct Interpayd: AsyncParsableCommand {
     @Option(help: "A group (name or number) whose members may use the control socket too (socket mode 0660).")
     var socketGroup: String?
 
-    @Option(help: "Lowest level of log messages: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    @Option(help: "Lowest level of log messages: trace, debug, info (default), notice, warning, error, critical.")
+    var logLevel: String?
 
     @Flag(help: "Print this daemon's peer ID (creating the identity if needed) and exit.")
     var printID = false
 
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        if let port, !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
         for peer in peers {
             do { _ = try StaticPeer(parsing: peer) } catch { throw ValidationError(error.description) }
         }
         if let name, name.isEmpty || name.unicodeScalars.count > 63 {
             throw ValidationError("--name must have 1 to 63 characters")
         }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
     }
 
+    /// Exit status for an unusable configuration (sysexits' EX_CONFIG).
+    static let configurationError: Int32 = 78
+
     func run() async throws {
-        let stateDirectory = URL(fileURLWithPath: stateDir ?? Self.defaultStateDirectory())
-        let socketGroupID = try socketGroup.map(Self.groupID)
-        let configuration: DaemonConfiguration
-        do throws(DaemonError) {
-            configuration = try DaemonConfiguration(
-                name: name ?? Self.hostName(), stateDirectory: stateDirectory, listenHost: listen, port: port,
-                staticPeers: try peers.map { peer throws(DaemonError) in try StaticPeer(parsing: peer) },
-                discoveryEnabled: !noDiscovery, version: Self.version,
-                socketPath: ControlSocketPath.resolve(
-                    explicit: socket, environment: ProcessInfo.processInfo.environment),
-                socketGroupID: socketGroupID)
+        let environment = ProcessInfo.processInfo.environment
+        let effective: EffectiveConfiguration
+        do {
+            effective = try effectiveConfiguration(environment: environment)
         } catch {
-            throw ValidationError(error.description)
+            FileHandle.standardError.write(Data("interpayd: \(error.description)\n".utf8))
+            throw ExitCode(Self.configurationError)
         }
-        if printID {
-            print(try Self.peerID(in: stateDirectory))
+        let configuration = effective.configuration
+        if checkConfig {
+            print("# interpayd \(Self.version): effective configuration (flags > environment > file > defaults)")
+            print(effective.text)
             return
         }
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        if printID {
+            print(try Self.peerID(in: configuration.stateDirectory))
+            return
         }
+        let level = effective.logLevel
+        let style = DaemonLogHandler.style(environment: environment)
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, style: style) }
         let logger = Logger(label: "interpayd")
         do {
-            let services = try Daemon.services(configuration: configuration, logger: logger)
+            let services = try Daemon.services(configuration: configuration, environment: environment, logger: logger)
             let group = ServiceGroup(
                 configuration: .init(
                     services: services.map { .init(service: $0) },
@@ -110,11 +122,39 @@ struct Interpayd: AsyncParsableCommand {
         }
     }
 
-    /// A group ID from a name or a number.
-    static func groupID(_ text: String) throws -> UInt32 {
-        if let number = UInt32(text) { return number }
-        guard let group = getgrnam(text) else { throw ValidationError("--socket-group: no group named '\(text)'") }
-        return group.pointee.gr_gid
+    /// Flags, then the environment, then the configuration file, then the defaults.
+    func effectiveConfiguration(environment: [String: String]) throws(ConfigError) -> EffectiveConfiguration {
+        var flags = DaemonSettings()
+        flags.name = name
+        flags.listen = listen
+        flags.port = port
+        flags.stateDirectory = stateDir
+        flags.logLevel = logLevel
+        flags.socket = socket
+        flags.socketGroup = socketGroup
+        flags.discovery = noDiscovery ? false : nil
+        flags.peers = peers.isEmpty ? nil : peers
+
+        var defaults = DaemonSettings()
+        defaults.name = Self.hostName()
+        defaults.listen = "0.0.0.0"
+        defaults.port = 0
+        defaults.stateDirectory = Self.defaultStateDirectory()
+        defaults.logLevel = "info"
+        var withoutOverride = environment
+        withoutOverride[ControlSocketPath.environmentVariable] = nil
+        defaults.socket = ControlSocketPath.resolve(explicit: nil, environment: withoutOverride)
+        defaults.discovery = true
+        defaults.peers = []
+
+        let location = ConfigFileLocation.resolve(
+            explicit: config, isRoot: getuid() == 0, environment: environment, home: NSHomeDirectory())
+        var file: (settings: DaemonSettings, path: String)?
+        if location.required || FileManager.default.fileExists(atPath: location.path) {
+            file = (try DaemonSettings(contentsOf: location.path), location.path)
+        }
+        return try EffectiveConfiguration.resolve(
+            flags: flags, environment: environment, file: file, defaults: defaults, version: Self.version)
     }
 
     /// The per-user or system state directory.

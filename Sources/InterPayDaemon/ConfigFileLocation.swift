@@ -1,0 +1,25 @@
+/// Where `interpayd` reads its configuration file.
+public enum ConfigFileLocation {
+    /// The file name inside a configuration directory.
+    public static let fileName = "interpayd.toml"
+
+    /// The path to read and whether it must exist: `--config PATH` (must exist); else systemd's
+    /// `$CONFIGURATION_DIRECTORY` (the system unit's `ConfigurationDirectory=interpay`); else
+    /// `/etc/interpay/interpayd.toml` when running as root; else `$XDG_CONFIG_HOME/interpay/interpayd.toml`
+    /// (`~/.config/interpay/interpayd.toml`). Only an explicit file must exist.
+    public static func resolve(
+        explicit: String?, isRoot: Bool, environment: [String: String], home: String
+    )
+        -> (path: String, required: Bool)
+    {
+        if let explicit, !explicit.isEmpty { return (explicit, true) }
+        if let directory = environment["CONFIGURATION_DIRECTORY"], !directory.isEmpty {
+            return (String(directory.split(separator: ":")[0]) + "/" + fileName, false)
+        }
+        if isRoot { return ("/etc/interpay/" + fileName, false) }
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return (config + "/interpay/" + fileName, false)
+        }
+        return (home + "/.config/interpay/" + fileName, false)
+    }
+}

@@ -1,0 +1,33 @@
+/// One source of settings — command-line flags, the environment, or the config file — with every value optional.
+///
+/// `DaemonConfiguration.resolve` merges three of them key by key: flags win over the environment, which wins over
+/// the file, which wins over the defaults.
+public struct DaemonSettings: Sendable, Equatable {
+    /// Display name (`name`).
+    public var name: String?
+    /// Listen address (`listen`).
+    public var listen: String?
+    /// Listen port, 0 for a free one (`port`).
+    public var port: Int?
+    /// State directory (`state_dir`).
+    public var stateDirectory: String?
+    /// Log level name (`log_level`).
+    public var logLevel: String?
+    /// Control socket path (`control.socket`).
+    public var socket: String?
+    /// Group allowed on the control socket, a name or a number (`control.group`).
+    public var socketGroup: String?
+    /// Whether DNS-SD is on (`discovery.enabled`).
+    public var discovery: Bool?
+    /// Static peers as `HOST:PORT` (`discovery.peers`).
+    public var peers: [String]?
+    /// Largest frame accepted, in bytes (`limits.max_frame_bytes`).
+    public var maxFrameBytes: Int?
+    /// TLS + hello deadline in seconds (`limits.handshake_timeout`).
+    public var handshakeTimeout: Int64?
+    /// Keepalive interval in seconds (`limits.keepalive_interval`).
+    public var keepaliveInterval: Int64?
+
+    /// No setting at all.
+    public init() {}
+}

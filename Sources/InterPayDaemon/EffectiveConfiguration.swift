@@ -1,0 +1,211 @@
+import Foundation
+import InterPayCore
+public import Logging
+
+/// The configuration `interpayd` runs with, merged from its sources, and where each value came from.
+///
+/// For every key: a command-line flag wins over the environment, which wins over the configuration file, which wins
+/// over the built-in default. `interpayd --check-config` prints `text`.
+public struct EffectiveConfiguration: Sendable {
+    /// One effective setting.
+    public struct Entry: Sendable, Equatable {
+        /// The key as written in the configuration file (`control.socket`).
+        public let key: String
+        /// The value as TOML would write it.
+        public let value: String
+        /// Where it came from.
+        public let source: ConfigSource
+    }
+
+    /// The daemon's configuration.
+    public let configuration: DaemonConfiguration
+    /// The lowest level logged.
+    public let logLevel: Logger.Level
+    /// Every setting in the order of the example file.
+    public let entries: [Entry]
+
+    /// The flag that sets each key, for sources and messages.
+    public static let flags: [String: String] = [
+        "name": "--name", "listen": "--listen", "port": "--port", "state_dir": "--state-dir",
+        "log_level": "--log-level", "control.socket": "--socket", "control.group": "--socket-group",
+        "discovery.enabled": "--no-discovery", "discovery.peers": "--peer",
+    ]
+
+    /// The environment variables that set keys (the first one set wins).
+    public static let environmentVariables: [String: [String]] = [
+        "name": ["INTERPAY_NAME"], "state_dir": ["INTERPAY_STATE_DIR", "STATE_DIRECTORY"],
+        "log_level": ["INTERPAY_LOG_LEVEL"], "control.socket": ["INTERPAY_SOCKET"],
+    ]
+
+    /// Merges `flags`, the string settings of `environment`, the file's settings and `defaults` (which must set
+    /// name, listen, port, state directory, log level, socket, discovery and peers), and checks every value.
+    public static func resolve(
+        flags: DaemonSettings, environment: [String: String], file: (settings: DaemonSettings, path: String)?,
+        defaults: DaemonSettings, version: String
+    ) throws(ConfigError) -> EffectiveConfiguration {
+        var environmentSettings = DaemonSettings()
+        var environmentSources: [String: String] = [:]
+        func fromEnvironment(_ key: String) -> String? {
+            for variable in environmentVariables[key] ?? [] {
+                guard var value = environment[variable], !value.isEmpty else { continue }
+                if variable == "STATE_DIRECTORY" { value = String(value.split(separator: ":")[0]) }
+                environmentSources[key] = variable
+                return value
+            }
+            return nil
+        }
+        environmentSettings.name = fromEnvironment("name")
+        environmentSettings.stateDirectory = fromEnvironment("state_dir")
+        environmentSettings.logLevel = fromEnvironment("log_level")
+        environmentSettings.socket = fromEnvironment("control.socket")
+
+        var merger = Merger(
+            layers: [
+                (flags, { .flag(Self.flags[$0] ?? $0) }),
+                (environmentSettings, { .environment(environmentSources[$0] ?? $0) }),
+                (file?.settings ?? DaemonSettings(), { _ in .file(path: file?.path ?? "") }),
+                (defaults, { _ in .defaultValue }),
+            ])
+
+        let name = try merger.required("name", \.name, quoted: true)
+        guard (1...Limits.maxNameLength).contains(name.value.unicodeScalars.count) else {
+            throw .invalidValue(
+                key: "name", value: name.value, reason: "a name has 1 to \(Limits.maxNameLength) characters",
+                source: name.source)
+        }
+        let listen = try merger.required("listen", \.listen, quoted: true)
+        let port = try merger.required("port", \.port)
+        guard (0...65_535).contains(port.value) else {
+            throw .invalidValue(
+                key: "port", value: "\(port.value)", reason: "a port is 0 to 65535", source: port.source)
+        }
+        let stateDirectory = try merger.required("state_dir", \.stateDirectory, quoted: true)
+        let logLevelText = try merger.required("log_level", \.logLevel, quoted: true)
+        guard let logLevel = Logger.Level(rawValue: logLevelText.value) else {
+            throw .invalidValue(
+                key: "log_level", value: logLevelText.value,
+                reason: "one of trace, debug, info, notice, warning, error, critical", source: logLevelText.source)
+        }
+        let socket = try merger.required("control.socket", \.socket, quoted: true)
+        let group = merger.optional("control.group", \.socketGroup, quoted: true)
+        var groupID: UInt32?
+        if let group {
+            guard let gid = groupIDNamed(group.value) else {
+                throw .invalidValue(
+                    key: "control.group", value: group.value, reason: "no such group", source: group.source)
+            }
+            groupID = gid
+        }
+        let discovery = try merger.required("discovery.enabled", \.discovery)
+        let peerTexts = try merger.required("discovery.peers", \.peers)
+        var peers: [StaticPeer] = []
+        for text in peerTexts.value {
+            do {
+                peers.append(try StaticPeer(parsing: text))
+            } catch {
+                throw .invalidValue(
+                    key: "discovery.peers", value: text, reason: error.description, source: peerTexts.source)
+            }
+        }
+        let frame = merger.optional("limits.max_frame_bytes", \.maxFrameBytes)
+        if let frame, !(4_096...Limits.maxFrameSize).contains(frame.value) {
+            throw .invalidValue(
+                key: "limits.max_frame_bytes", value: "\(frame.value)",
+                reason: "from 4096 to \(Limits.maxFrameSize) bytes", source: frame.source)
+        }
+        let handshake = merger.optional("limits.handshake_timeout", \.handshakeTimeout, unit: "s")
+        if let handshake, !(1...60).contains(handshake.value) {
+            throw .invalidValue(
+                key: "limits.handshake_timeout", value: "\(handshake.value)s", reason: "from 1s to 60s",
+                source: handshake.source)
+        }
+        let keepalive = merger.optional("limits.keepalive_interval", \.keepaliveInterval, unit: "s")
+        if let keepalive, !(5...60).contains(keepalive.value) {
+            throw .invalidValue(
+                key: "limits.keepalive_interval", value: "\(keepalive.value)s", reason: "from 5s to 60s",
+                source: keepalive.source)
+        }
+
+        var configuration: DaemonConfiguration
+        do {
+            configuration = try DaemonConfiguration(
+                name: name.value, stateDirectory: URL(fileURLWithPath: stateDirectory.value), listenHost: listen.value,
+                port: port.value, staticPeers: peers, discoveryEnabled: discovery.value, version: version,
+                socketPath: socket.value, socketGroupID: groupID)
+        } catch {
+            throw .invalidValue(key: "name", value: name.value, reason: error.description, source: name.source)
+        }
+        if let frame { configuration.maxFrameSize = frame.value }
+        if let handshake { configuration.handshakeTimeout = .seconds(handshake.value) }
+        if let keepalive { configuration.keepaliveInterval = .seconds(keepalive.value) }
+        return EffectiveConfiguration(configuration: configuration, logLevel: logLevel, entries: merger.entries)
+    }
+
+    /// The effective configuration as TOML, each line commented with its source.
+    public var text: String {
+        var lines: [String] = []
+        var table: String?
+        for entry in entries {
+            let parts = entry.key.split(separator: ".", maxSplits: 1).map(String.init)
+            let (section, key) = parts.count == 2 ? (parts[0], parts[1]) : (nil, parts[0])
+            if section != table, let section {
+                lines.append("\n[\(section)]")
+                table = section
+            }
+            let assignment = "\(key) = \(entry.value)"
+            let padding = String(repeating: " ", count: max(1, 40 - assignment.count))
+            lines.append("\(assignment)\(padding)# \(entry.source)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A group's ID from its name or number.
+    static func groupIDNamed(_ text: String) -> UInt32? {
+        if let number = UInt32(text) { return number }
+        guard let group = getgrnam(text) else { return nil }
+        return group.pointee.gr_gid
+    }
+}
+
+/// Picks each key from the first layer that sets it, and records the entry.
+private struct Merger {
+    let layers: [(settings: DaemonSettings, source: (String) -> ConfigSource)]
+    private(set) var entries: [EffectiveConfiguration.Entry] = []
+
+    init(layers: [(DaemonSettings, (String) -> ConfigSource)]) {
+        self.layers = layers.map { (settings: $0.0, source: $0.1) }
+    }
+
+    /// The first layer's value for `key`; `unit` is appended to the printed value, which is then quoted (`"15s"`).
+    mutating func optional<T>(
+        _ key: String, _ path: KeyPath<DaemonSettings, T?>, quoted: Bool = false, unit: String? = nil
+    ) -> (value: T, source: ConfigSource)? {
+        for layer in layers {
+            guard let value = layer.settings[keyPath: path] else { continue }
+            let source = layer.source(key)
+            let text = unit.map { "\"\(value)\($0)\"" } ?? Self.toml(value, quoted: quoted)
+            entries.append(.init(key: key, value: text, source: source))
+            return (value, source)
+        }
+        return nil
+    }
+
+    mutating func required<T>(
+        _ key: String, _ path: KeyPath<DaemonSettings, T?>, quoted: Bool = false
+    )
+        throws(ConfigError) -> (value: T, source: ConfigSource)
+    {
+        guard let found = optional(key, path, quoted: quoted) else {
+            throw .invalidValue(key: key, value: "nothing", reason: "no value and no default", source: .defaultValue)
+        }
+        return found
+    }
+
+    private static func toml<T>(_ value: T, quoted: Bool) -> String {
+        switch value {
+        case let strings as [String]: "[" + strings.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+        case let string as String: quoted ? "\"\(string)\"" : string
+        default: "\(value)"
+        }
+    }
+}
