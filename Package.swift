@@ -76,6 +76,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "InterPayRates",
+            dependencies: [
+                "CCurl", "InterPayCore", "InterPayStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "InterPayControl",
             dependencies: [
                 "InterPayCore",
@@ -152,5 +160,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CCurlTests", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "InterPayRatesTests",
+            dependencies: [
+                "InterPayRates", "InterPayCore", "InterPayStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -31,6 +31,14 @@ static inline CURLcode interpay_curl_easy_setopt_write_function(CURL *handle, CU
     return curl_easy_setopt(handle, option, value);
 }
 
+typedef int (*interpay_curl_xferinfo_callback)(void *clientp, curl_off_t dltotal, curl_off_t dlnow,
+                                               curl_off_t ultotal, curl_off_t ulnow);
+
+static inline CURLcode interpay_curl_easy_setopt_xferinfo_function(CURL *handle, CURLoption option,
+                                                                  interpay_curl_xferinfo_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
 static inline CURLcode interpay_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

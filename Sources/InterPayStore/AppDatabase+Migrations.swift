@@ -8,6 +8,7 @@ extension AppDatabase {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateV1)
+        migrator.registerMigration("v3-rates", migrate: migrateV3Rates)
         return migrator
     }
 
@@ -167,6 +168,26 @@ extension AppDatabase {
             t.column("firstSeen", .integer).notNull()
             t.column("lastSeen", .integer).notNull()
             t.check(sql: "lastSeen >= firstSeen")
+        }
+    }
+
+    /// Exchange rates: the last snapshot fetched for each base currency, kept so conversions still work (marked
+    /// stale) when the rates service cannot be reached.
+    private static func migrateV3Rates(_ db: Database) throws {
+        try db.create(table: "rateSnapshot") { t in
+            t.primaryKey("base", .text)
+                .check(sql: "length(base) = 3 AND base GLOB '[A-Z][A-Z][A-Z]'")
+            t.column("fetchedAt", .integer).notNull()
+                .check(sql: "typeof(fetchedAt) = 'integer' AND fetchedAt >= 0")
+            t.column("lastUpdate", .integer).notNull()
+                .check(sql: "typeof(lastUpdate) = 'integer' AND lastUpdate >= 0")
+            t.column("nextUpdate", .integer).notNull()
+                .check(sql: "typeof(nextUpdate) = 'integer' AND nextUpdate >= 0")
+            t.column("source", .text).notNull()
+                .check(sql: "length(source) BETWEEN 1 AND 2000")
+            // Code → rate as exact decimal text, e.g. {"EUR":"0.9013"}; never JSON numbers, which are read as doubles.
+            t.column("ratesJSON", .text).notNull()
+                .check(sql: "json_valid(ratesJSON) AND json_type(ratesJSON) = 'object'")
         }
     }
 }

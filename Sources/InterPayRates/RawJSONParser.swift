@@ -1,0 +1,264 @@
+/// A small, strict JSON parser (RFC 8259) that keeps numbers as text; see `RawJSONValue`.
+///
+/// Bodies are capped by the HTTP client, and nesting is limited to `maximumDepth`, so a hostile body can neither
+/// exhaust memory nor the stack.
+struct RawJSONParser {
+    /// The deepest nesting of objects and arrays accepted.
+    static let maximumDepth = 32
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    private init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses a whole document: one value, surrounded only by whitespace.
+    static func parse(_ bytes: [UInt8]) throws(RawJSONError) -> RawJSONValue {
+        var parser = RawJSONParser(bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.failure("unexpected data after the value") }
+        return value
+    }
+
+    // MARK: Values
+
+    private mutating func parseValue(depth: Int) throws(RawJSONError) -> RawJSONValue {
+        guard let byte = peek() else { throw failure("unexpected end of input, expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["):
+            return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""):
+            return .string(try parseString())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(try parseNumber())
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        default:
+            throw failure("unexpected character \(Self.describe(byte)), expected a value")
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(RawJSONError) -> RawJSONValue {
+        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+        index += 1  // {
+        var members: [RawJSONValue.Member] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
+            let key = try parseString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "expected ':' after a member name")
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            members.append(RawJSONValue.Member(key: key, value: value))
+            skipWhitespace()
+            guard let byte = peek() else { throw failure("unexpected end of input inside an object") }
+            index += 1
+            if byte == UInt8(ascii: "}") { return .object(members) }
+            guard byte == UInt8(ascii: ",") else {
+                index -= 1
+                throw failure("expected ',' or '}' in an object, found \(Self.describe(byte))")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(RawJSONError) -> RawJSONValue {
+        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+        index += 1  // [
+        var elements: [RawJSONValue] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard let byte = peek() else { throw failure("unexpected end of input inside an array") }
+            index += 1
+            if byte == UInt8(ascii: "]") { return .array(elements) }
+            guard byte == UInt8(ascii: ",") else {
+                index -= 1
+                throw failure("expected ',' or ']' in an array, found \(Self.describe(byte))")
+            }
+        }
+    }
+
+    /// A number's text, checked against the JSON grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private mutating func parseNumber() throws(RawJSONError) -> String {
+        let start = index
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek(), Self.isDigit(first) else { throw failure("expected a digit") }
+        index += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            guard let digit = peek(), Self.isDigit(digit) else { throw failure("expected a digit after '.'") }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            guard let digit = peek(), Self.isDigit(digit) else { throw failure("expected a digit in the exponent") }
+            skipDigits()
+        }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    /// A string's decoded text; the index is on its opening quote.
+    private mutating func parseString() throws(RawJSONError) -> String {
+        index += 1  // "
+        var scalars = String.UnicodeScalarView()
+        while true {
+            guard let byte = peek() else { throw failure("unterminated string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                index += 1
+                scalars.append(try parseEscape())
+            case 0..<0x20:
+                throw failure("control character \(Self.describe(byte)) in a string")
+            case 0..<0x80:
+                scalars.append(Unicode.Scalar(byte))
+                index += 1
+            default:
+                scalars.append(try parseUTF8Scalar())
+            }
+        }
+    }
+
+    /// The character of an escape sequence; the index is just after the backslash.
+    private mutating func parseEscape() throws(RawJSONError) -> Unicode.Scalar {
+        guard let byte = peek() else { throw failure("unterminated escape sequence") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try parseHex4()
+            if (0xD800...0xDBFF).contains(first) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard peek() == UInt8(ascii: "\\"), peek(offset: 1) == UInt8(ascii: "u") else {
+                    throw failure("unpaired surrogate \\u\(String(first, radix: 16))")
+                }
+                index += 2
+                let second = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(second) else {
+                    throw failure("unpaired surrogate \\u\(String(first, radix: 16))")
+                }
+                let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                guard let scalar = Unicode.Scalar(value) else { throw failure("invalid surrogate pair") }
+                return scalar
+            }
+            guard let scalar = Unicode.Scalar(first) else {
+                throw failure("unpaired surrogate \\u\(String(first, radix: 16))")
+            }
+            return scalar
+        default:
+            index -= 1
+            throw failure("invalid escape \\\(Self.describe(byte))")
+        }
+    }
+
+    /// Four hex digits of a `\u` escape.
+    private mutating func parseHex4() throws(RawJSONError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = peek() else { throw failure("unterminated \\u escape") }
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw failure("expected a hex digit in a \\u escape, found \(Self.describe(byte))")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    /// One multi-byte UTF-8 sequence, validated (no overlong forms, no surrogates, nothing above U+10FFFF).
+    private mutating func parseUTF8Scalar() throws(RawJSONError) -> Unicode.Scalar {
+        let start = index
+        var iterator = bytes[start...].makeIterator()
+        var decoder = UTF8()
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar):
+            index += UTF8.width(scalar)
+            return scalar
+        case .emptyInput, .error:
+            throw failure("invalid UTF-8 in a string")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func peek(offset: Int = 0) -> UInt8? {
+        index + offset < bytes.count ? bytes[index + offset] : nil
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(),
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+                || byte == UInt8(ascii: "\r")
+        {
+            index += 1
+        }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), Self.isDigit(byte) { index += 1 }
+    }
+
+    private mutating func expect(_ byte: UInt8, _ message: String) throws(RawJSONError) {
+        guard peek() == byte else { throw failure(message) }
+        index += 1
+    }
+
+    private mutating func expectLiteral(_ literal: String) throws(RawJSONError) {
+        for byte in literal.utf8 {
+            guard peek() == byte else { throw failure("invalid literal, expected '\(literal)'") }
+            index += 1
+        }
+    }
+
+    private func failure(_ reason: String) -> RawJSONError {
+        RawJSONError(offset: index, reason: reason)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    /// A byte for a message: the character when printable ASCII, else its hex value.
+    private static func describe(_ byte: UInt8) -> String {
+        (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "0x\(String(byte, radix: 16))"
+    }
+}
