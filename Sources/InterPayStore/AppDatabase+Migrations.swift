@@ -8,7 +8,7 @@ extension AppDatabase {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateV1)
-        migrator.registerMigration("v3-rates", migrate: migrateV3Rates)
+        migrator.registerMigration("v2-rates", migrate: migrateV2Rates)
         return migrator
     }
 
@@ -173,7 +173,7 @@ extension AppDatabase {
 
     /// Exchange rates: the last snapshot fetched for each base currency, kept so conversions still work (marked
     /// stale) when the rates service cannot be reached.
-    private static func migrateV3Rates(_ db: Database) throws {
+    private static func migrateV2Rates(_ db: Database) throws {
         try db.create(table: "rateSnapshot") { t in
             t.primaryKey("base", .text)
                 .check(sql: "length(base) = 3 AND base GLOB '[A-Z][A-Z][A-Z]'")
