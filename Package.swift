@@ -98,6 +98,7 @@ let package = Package(
             name: "InterPayDaemon",
             dependencies: [
                 "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayControl",
+                "InterPayRates",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

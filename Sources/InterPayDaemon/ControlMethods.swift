@@ -1,6 +1,7 @@
 import Foundation
 import InterPayControl
 import InterPayCore
+import InterPayRates
 import InterPayStore
 import InterPayTransport
 
@@ -15,6 +16,7 @@ struct ControlMethods: ControlHandler {
     let shared: SharedState
     let startedAt: ContinuousClock.Instant
     let broadcaster: EventBroadcaster
+    let conversions: Conversions
 
     func events() -> AsyncStream<JSONValue> { broadcaster.subscribe() }
 
@@ -32,12 +34,19 @@ struct ControlMethods: ControlHandler {
             case "show": return try await show(params)
             case "history": return try await history(params)
             case "stats": return try await stats(params)
+            case "convert": return try await convert(params)
+            case "rates": return try await rates(params)
             default: throw RPCError.methodNotFound(method)
             }
         } catch let error as RPCError {
             throw error
         } catch let error as EngineError {
             throw error.rpcError
+        } catch let error as RatesError {
+            switch error {
+            case .unsupportedCurrency: throw RPCError.invalidParams(error.description)
+            default: throw RPCError.unavailable(error.description)
+            }
         } catch let error as StoreError {
             throw RPCError.internalError("ledger error: \(error.description)")
         } catch {
@@ -184,6 +193,43 @@ struct ControlMethods: ControlHandler {
         ])
     }
 
+    /// `convert {amount, from, to}`: the amount converted with the current (or last known) rates.
+    private func convert(_ params: Params) async throws -> JSONValue {
+        let from = try currency(params.required("from"))
+        let to = try currency(params.required("to"))
+        let amount: Money
+        do {
+            amount = try Money(parsing: try params.required("amount"), currency: from)
+        } catch let error as MoneyError {
+            throw RPCError.invalidParams(error.description)
+        }
+        let quote = try await conversions.rates.convert(amount, to: to, now: .now)
+        guard case .object(var object) = Conversions.json(quote) else { return .null }
+        object["from"] = .object(["amount": .string(amount.formattedAmount), "currency": .string(from.code)])
+        return .object(object)
+    }
+
+    /// `rates {base?}`: where the rates come from, how old they are, and whether they are stale.
+    private func rates(_ params: Params) async throws -> JSONValue {
+        let base = try params.string("base").map(currency) ?? configuration.preferredCurrency ?? conversions.rates.base
+        let now = Timestamp.now
+        let current = try await conversions.rates.rates(base: base, now: now)
+        let snapshot = current.snapshot
+        return .object([
+            "base": .string(snapshot.base.code), "source": .string(snapshot.source),
+            "updatedAt": .int(snapshot.lastUpdate.secondsSince1970),
+            "nextUpdateAt": .int(snapshot.nextUpdate.secondsSince1970),
+            "fetchedAt": .int(snapshot.fetchedAt.secondsSince1970), "ageSeconds": .int(current.age),
+            "stale": .bool(current.isStale),
+            "staleReason": current.staleReason.map { .string($0.description) } ?? .null,
+            "rates": .object(snapshot.rates.mapValues { .string($0.description) }),
+        ])
+    }
+
+    private func currency(_ text: String) throws -> CurrencyCode {
+        do { return try CurrencyCode(userInput: text) } catch { throw RPCError.invalidParams(error.description) }
+    }
+
     // MARK: Resolution and JSON
 
     /// A peer by display name (case-insensitive) or unique ID prefix.
@@ -235,13 +281,16 @@ struct ControlMethods: ControlHandler {
         return names
     }
 
-    /// The stable JSON form of a payment.
+    /// The stable JSON form of a payment, with the amount in the preferred currency when it differs.
     func json(_ record: PaymentRecord) async throws -> JSONValue {
         let names = try await peerNames()
-        return Self.json(record, peerName: names[record.peerID])
+        let converted = try? await conversions.quote(record.amount)
+        return Self.json(record, peerName: names[record.peerID], converted: converted ?? nil)
     }
 
-    static func json(_ record: PaymentRecord, peerName: String?) -> JSONValue {
+    /// The stable JSON form of a payment: `converted` is the amount in the preferred currency now, `quote` the one
+    /// stored when it was accepted.
+    static func json(_ record: PaymentRecord, peerName: String?, converted: Quote?) -> JSONValue {
         let formatted =
             (try? record.amount.formattedAmount) ?? String(record.amountMinor)
         var object: [String: JSONValue] = [
@@ -258,6 +307,8 @@ struct ControlMethods: ControlHandler {
         object["category"] = record.category.map(JSONValue.string) ?? .null
         object["reason"] = record.reason.map(JSONValue.string) ?? .null
         object["reasonCode"] = record.reasonCode.map { .string($0.rawValue) } ?? .null
+        object["converted"] = converted.map(Conversions.json) ?? .null
+        object["quote"] = Conversions.storedQuote(record) ?? .null
         return .object(object)
     }
 }

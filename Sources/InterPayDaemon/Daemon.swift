@@ -1,5 +1,7 @@
 import Foundation
 import InterPayControl
+import InterPayCore
+import InterPayRates
 import InterPayStore
 import InterPayTransport
 public import Logging
@@ -37,16 +39,36 @@ public enum Daemon {
         } catch {
             throw .storage(error.description)
         }
-        let engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
+        let provider: ExchangeRateAPIProvider
+        do {
+            provider = try ExchangeRateAPIProvider(
+                client: CurlHTTPClient(
+                    version: configuration.version, connectTimeout: min(.seconds(10), configuration.ratesTimeout),
+                    timeout: configuration.ratesTimeout),
+                urlTemplate: configuration.ratesURLTemplate, apiKey: configuration.ratesAPIKey)
+        } catch {
+            throw .rates(error.description)
+        }
+        var base: CurrencyCode
+        do throws(MoneyError) {
+            base = try CurrencyCode(Conversions.defaultBase)
+        } catch {
+            throw .rates(error.description)
+        }
+        if let preferred = configuration.preferredCurrency { base = preferred }
+        let conversions = Conversions(
+            rates: RatesService(database: database, provider: provider, base: base, logger: logger),
+            preferred: configuration.preferredCurrency, logger: logger)
+        let engine = PaymentEngine(database: database, sessions: sessions, conversions: conversions, logger: logger)
         let shared = SharedState()
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()
         let peers = PeerService(
             configuration: configuration, sessions: sessions, engine: engine, shared: shared,
-            broadcaster: broadcaster, readiness: readiness, logger: logger)
+            broadcaster: broadcaster, readiness: readiness, conversions: conversions, logger: logger)
         let methods = ControlMethods(
             engine: engine, sessions: sessions, database: database, configuration: configuration, shared: shared,
-            startedAt: .now, broadcaster: broadcaster)
+            startedAt: .now, broadcaster: broadcaster, conversions: conversions)
         let control = ControlService(
             server: ControlServer(
                 configuration: ControlServerConfiguration(

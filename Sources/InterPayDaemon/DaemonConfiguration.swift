@@ -1,5 +1,6 @@
 public import Foundation
-import InterPayCore
+public import InterPayCore
+public import InterPayRates
 
 /// Everything `interpayd` needs to run, after flags are parsed.
 public struct DaemonConfiguration: Sendable {
@@ -21,6 +22,14 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String
     /// Group allowed on the control socket besides our own user and root (socket 0660), if any.
     public var socketGroupID: UInt32?
+    /// The currency amounts are shown in, if the user chose one.
+    public var preferredCurrency: CurrencyCode?
+    /// The exchange-rate source: an ExchangeRate-API v6 URL template with `{base}` (and `{key}`).
+    public var ratesURLTemplate: String = ExchangeRateAPIProvider.defaultURLTemplate
+    /// The rates API key, if one is configured (never logged or printed).
+    public var ratesAPIKey: RatesAPIKey?
+    /// Total time allowed for one rates fetch.
+    public var ratesTimeout: Duration = .seconds(10)
     /// Largest frame accepted from a peer, in bytes.
     public var maxFrameSize: Int = Limits.maxFrameSize
     /// A connection must finish TLS and `hello` within this time.

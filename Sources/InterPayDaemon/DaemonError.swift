@@ -10,6 +10,8 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case storage(String)
     /// The control socket cannot be served (e.g. another interpayd is running).
     case control(String)
+    /// The exchange-rate source cannot be set up (e.g. a bad URL template).
+    case rates(String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         case .transport(let reason): reason
         case .storage(let reason): "cannot open the ledger: \(reason)"
         case .control(let reason): reason
+        case .rates(let reason): "exchange rates: \(reason)"
         }
     }
 }

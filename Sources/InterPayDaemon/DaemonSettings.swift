@@ -21,6 +21,14 @@ public struct DaemonSettings: Sendable, Equatable {
     public var discovery: Bool?
     /// Static peers as `HOST:PORT` (`discovery.peers`).
     public var peers: [String]?
+    /// Preferred currency for showing amounts (`rates.currency`).
+    public var currency: String?
+    /// ExchangeRate-API v6 URL template with `{base}` and `{key}` (`rates.url`).
+    public var ratesURL: String?
+    /// The environment variable holding the rates API key (`rates.api_key_env`).
+    public var ratesAPIKeyVariable: String?
+    /// Total time allowed for one rates fetch, in seconds (`rates.timeout`).
+    public var ratesTimeout: Int64?
     /// Largest frame accepted, in bytes (`limits.max_frame_bytes`).
     public var maxFrameBytes: Int?
     /// TLS + hello deadline in seconds (`limits.handshake_timeout`).

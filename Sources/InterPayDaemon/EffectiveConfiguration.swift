@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayRates
 public import Logging
 
 /// The configuration `interpayd` runs with, merged from its sources, and where each value came from.
@@ -28,17 +29,21 @@ public struct EffectiveConfiguration: Sendable {
     public static let flags: [String: String] = [
         "name": "--name", "listen": "--listen", "port": "--port", "state_dir": "--state-dir",
         "log_level": "--log-level", "control.socket": "--socket", "control.group": "--socket-group",
-        "discovery.enabled": "--no-discovery", "discovery.peers": "--peer",
+        "discovery.enabled": "--no-discovery", "discovery.peers": "--peer", "rates.currency": "--currency",
+        "rates.url": "--rates-url",
     ]
 
     /// The environment variables that set keys (the first one set wins).
     public static let environmentVariables: [String: [String]] = [
         "name": ["INTERPAY_NAME"], "state_dir": ["INTERPAY_STATE_DIR", "STATE_DIRECTORY"],
         "log_level": ["INTERPAY_LOG_LEVEL"], "control.socket": ["INTERPAY_SOCKET"],
+        "rates.currency": ["INTERPAY_CURRENCY"], "rates.url": ["INTERPAY_RATES_URL"],
     ]
 
     /// Merges `flags`, the string settings of `environment`, the file's settings and `defaults` (which must set
-    /// name, listen, port, state directory, log level, socket, discovery and peers), and checks every value.
+    /// name, listen, port, state directory, log level, socket, discovery, peers, rates URL, rates key variable and
+    /// rates timeout), and checks every value. The rates API key is read from the variable `rates.api_key_env`
+    /// names and shown only masked.
     public static func resolve(
         flags: DaemonSettings, environment: [String: String], file: (settings: DaemonSettings, path: String)?,
         defaults: DaemonSettings, version: String
@@ -58,6 +63,8 @@ public struct EffectiveConfiguration: Sendable {
         environmentSettings.stateDirectory = fromEnvironment("state_dir")
         environmentSettings.logLevel = fromEnvironment("log_level")
         environmentSettings.socket = fromEnvironment("control.socket")
+        environmentSettings.currency = fromEnvironment("rates.currency")
+        environmentSettings.ratesURL = fromEnvironment("rates.url")
 
         var merger = Merger(
             layers: [
@@ -107,6 +114,42 @@ public struct EffectiveConfiguration: Sendable {
                     key: "discovery.peers", value: text, reason: error.description, source: peerTexts.source)
             }
         }
+        let currency = merger.optional("rates.currency", \.currency, quoted: true)
+        var preferredCurrency: CurrencyCode?
+        if let currency {
+            do {
+                preferredCurrency = try CurrencyCode(userInput: currency.value)
+            } catch {
+                throw .invalidValue(
+                    key: "rates.currency", value: currency.value, reason: error.description, source: currency.source)
+            }
+        }
+        let ratesURL = try merger.required("rates.url", \.ratesURL, quoted: true)
+        let keyVariable = try merger.required("rates.api_key_env", \.ratesAPIKeyVariable, quoted: true)
+        var apiKey: RatesAPIKey?
+        if let secret = environment[keyVariable.value], !secret.isEmpty {
+            do {
+                apiKey = try RatesAPIKey(secret)
+            } catch {
+                throw .invalidValue(
+                    key: "rates.api_key_env", value: "$\(keyVariable.value)", reason: error.description,
+                    source: .environment(keyVariable.value))
+            }
+            merger.record("rates.api_key", value: "\"\(RatesAPIKey.mask)\"", source: .environment(keyVariable.value))
+        }
+        do {
+            _ = try ExchangeRateAPIProvider(client: NoHTTPClient(), urlTemplate: ratesURL.value, apiKey: apiKey)
+        } catch {
+            throw .invalidValue(
+                key: "rates.url", value: apiKey?.redact(ratesURL.value) ?? ratesURL.value, reason: error.description,
+                source: ratesURL.source)
+        }
+        let ratesTimeout = try merger.required("rates.timeout", \.ratesTimeout, unit: "s")
+        guard (1...300).contains(ratesTimeout.value) else {
+            throw .invalidValue(
+                key: "rates.timeout", value: "\(ratesTimeout.value)s", reason: "from 1s to 300s",
+                source: ratesTimeout.source)
+        }
         let frame = merger.optional("limits.max_frame_bytes", \.maxFrameBytes)
         if let frame, !(4_096...Limits.maxFrameSize).contains(frame.value) {
             throw .invalidValue(
@@ -135,6 +178,10 @@ public struct EffectiveConfiguration: Sendable {
         } catch {
             throw .invalidValue(key: "name", value: name.value, reason: error.description, source: name.source)
         }
+        configuration.preferredCurrency = preferredCurrency
+        configuration.ratesURLTemplate = ratesURL.value
+        configuration.ratesAPIKey = apiKey
+        configuration.ratesTimeout = .seconds(ratesTimeout.value)
         if let frame { configuration.maxFrameSize = frame.value }
         if let handshake { configuration.handshakeTimeout = .seconds(handshake.value) }
         if let keepalive { configuration.keepaliveInterval = .seconds(keepalive.value) }
@@ -190,12 +237,15 @@ private struct Merger {
         return nil
     }
 
+    /// Records an entry that no layer holds directly (e.g. the masked API key).
+    mutating func record(_ key: String, value: String, source: ConfigSource) {
+        entries.append(.init(key: key, value: value, source: source))
+    }
+
     mutating func required<T>(
-        _ key: String, _ path: KeyPath<DaemonSettings, T?>, quoted: Bool = false
-    )
-        throws(ConfigError) -> (value: T, source: ConfigSource)
-    {
-        guard let found = optional(key, path, quoted: quoted) else {
+        _ key: String, _ path: KeyPath<DaemonSettings, T?>, quoted: Bool = false, unit: String? = nil
+    ) throws(ConfigError) -> (value: T, source: ConfigSource) {
+        guard let found = optional(key, path, quoted: quoted, unit: unit) else {
             throw .invalidValue(key: key, value: "nothing", reason: "no value and no default", source: .defaultValue)
         }
         return found

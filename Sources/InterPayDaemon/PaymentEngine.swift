@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayRates
 import InterPayStore
 import InterPayTransport
 import Logging
@@ -21,9 +22,13 @@ actor PaymentEngine {
     /// Engine events for watchers.
     nonisolated let events: AsyncStream<EngineEvent>
 
-    init(database: AppDatabase, sessions: SessionManager, logger: Logger) {
+    /// Quotes stored when a payment is accepted; nil to store none.
+    private let conversions: Conversions?
+
+    init(database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil, logger: Logger) {
         self.database = database
         self.sessions = sessions
+        self.conversions = conversions
         self.me = sessions.identity.peerID
         self.logger = logger
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
@@ -81,6 +86,7 @@ actor PaymentEngine {
     )
         async throws(EngineError) -> PaymentRecord
     {
+        let quote = if case .accept = decision { await acceptanceQuote(paymentID) } else { Quote?.none }
         guard var record = try await load(paymentID) else { throw .notFound("payment \(paymentID.wireString)") }
         var lifecycle = record.lifecycle
         let messageID = UUID()
@@ -98,6 +104,7 @@ actor PaymentEngine {
         }
         if !change.events.isEmpty {
             record.update(from: lifecycle, now: now)
+            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
             change.payment = record
         }
         let outgoing = try outboxRecords(for: actions, payment: record, now: now)
@@ -223,6 +230,7 @@ actor PaymentEngine {
         reason: String? = nil
     ) async throws(EngineError) {
         if try await answerDuplicate(messageID, from: peer) { return }
+        let quote = if case .peerAccept = event { await acceptanceQuote(paymentID) } else { Quote?.none }
         guard var record = try await load(paymentID), record.peerID == peer else {
             await reply(.error(.init(code: .unknownPayment, message: "unknown payment", ref: messageID)), to: peer)
             return
@@ -234,6 +242,7 @@ actor PaymentEngine {
         if !events.isEmpty || lifecycle != record.lifecycle {
             if let reason, events.contains(where: { $0.toState == .rejected }) { record.reason = reason }
             record.update(from: lifecycle, now: now)
+            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
             change.payment = record
         }
         let answer = answerFrame(actions, paymentID: paymentID)
@@ -328,6 +337,15 @@ actor PaymentEngine {
         } catch {
             logger.error("expiry check failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The quote to store if the payment becomes accepted, computed before its state is loaded (an amount never
+    /// changes, so waiting for rates here cannot make the state stale).
+    private func acceptanceQuote(_ paymentID: UUID) async -> Quote? {
+        guard let conversions, let record = try? await load(paymentID), let amount = try? record.amount else {
+            return nil
+        }
+        return await conversions.quote(amount)
     }
 
     /// Returns at once: an answer shows the engine is not stuck (the systemd watchdog asks before each ping).

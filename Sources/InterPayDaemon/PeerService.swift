@@ -2,6 +2,8 @@ import Foundation
 import InterPayControl
 import InterPayCore
 import InterPayDiscovery
+import InterPayRates
+import InterPayStore
 import InterPayTransport
 import Logging
 import ServiceLifecycle
@@ -16,6 +18,7 @@ struct PeerService: Service {
     let shared: SharedState
     let broadcaster: EventBroadcaster
     let readiness: Readiness
+    let conversions: Conversions
     let logger: Logger
 
     func run() async throws {
@@ -91,13 +94,15 @@ struct PeerService: Service {
                 broadcaster.publish(
                     .object([
                         "event": "request-received", "at": now,
-                        "payment": ControlMethods.json(record, peerName: await name(of: record.peerID)),
+                        "payment": ControlMethods.json(
+                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
                     ]))
             case .paymentUpdated(let record):
                 broadcaster.publish(
                     .object([
                         "event": "payment-updated", "at": now,
-                        "payment": ControlMethods.json(record, peerName: await name(of: record.peerID)),
+                        "payment": ControlMethods.json(
+                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
                     ]))
             case .peerUp(let info), .peerDown(let info):
                 let up = if case .peerUp = event { true } else { false }
@@ -111,6 +116,11 @@ struct PeerService: Service {
                     ]))
             }
         }
+    }
+
+    private func converted(_ record: PaymentRecord) async -> Quote? {
+        guard let amount = try? record.amount else { return nil }
+        return await conversions.quote(amount)
     }
 
     private func name(of peer: PeerID) async -> String? {

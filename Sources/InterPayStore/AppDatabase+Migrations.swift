@@ -9,6 +9,7 @@ extension AppDatabase {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateV1)
         migrator.registerMigration("v2-rates", migrate: migrateV2Rates)
+        migrator.registerMigration("v3-payment-quotes", migrate: migrateV3PaymentQuotes)
         return migrator
     }
 
@@ -189,5 +190,33 @@ extension AppDatabase {
             t.column("ratesJSON", .text).notNull()
                 .check(sql: "json_valid(ratesJSON) AND json_type(ratesJSON) = 'object'")
         }
+    }
+
+    /// The quote used when a payment was accepted: the amount in this side's preferred currency, the rate, and the
+    /// rates' timestamp. All four are set together or not at all.
+    private static func migrateV3PaymentQuotes(_ db: Database) throws {
+        try db.alter(table: "payment") { t in
+            t.add(column: "quoteCurrency", .text)
+                .check(
+                    sql: "quoteCurrency IS NULL OR (length(quoteCurrency) = 3 AND quoteCurrency GLOB '[A-Z][A-Z][A-Z]')"
+                )
+            t.add(column: "quoteMinor", .integer)
+                .check(sql: "quoteMinor IS NULL OR (typeof(quoteMinor) = 'integer' AND quoteMinor >= 0)")
+            t.add(column: "quoteRate", .text)
+                .check(sql: "quoteRate IS NULL OR length(quoteRate) BETWEEN 1 AND 64")
+            t.add(column: "quoteRatesAt", .integer)
+        }
+        try db.execute(
+            sql: """
+                CREATE TRIGGER payment_quote_whole
+                BEFORE UPDATE OF quoteCurrency, quoteMinor, quoteRate, quoteRatesAt ON payment
+                WHEN NOT ((NEW.quoteCurrency IS NULL AND NEW.quoteMinor IS NULL AND NEW.quoteRate IS NULL
+                        AND NEW.quoteRatesAt IS NULL)
+                    OR (NEW.quoteCurrency IS NOT NULL AND NEW.quoteMinor IS NOT NULL AND NEW.quoteRate IS NOT NULL
+                        AND NEW.quoteRatesAt IS NOT NULL))
+                BEGIN
+                    SELECT RAISE(ABORT, 'a quote has a currency, an amount, a rate and a time, or nothing');
+                END;
+                """)
     }
 }

@@ -40,6 +40,14 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
     public var expiresAt: Timestamp
     /// When this row last changed.
     public var updatedAt: Timestamp
+    /// The currency of the quote stored when the payment was accepted (this side's preferred currency), if any.
+    public var quoteCurrency: String?
+    /// The quoted amount in minor units of `quoteCurrency`.
+    public var quoteMinor: Int64?
+    /// The rate used (exact decimal text, from the payment's currency to `quoteCurrency`).
+    public var quoteRate: String?
+    /// When the rates used were published.
+    public var quoteRatesAt: Timestamp?
 
     /// Builds the row for a new payment from its request and this side's role and state.
     ///
@@ -138,5 +146,7 @@ extension PaymentRecord: FetchableRecord, PersistableRecord {
     /// The columns an update of an existing payment may change; the terms of a request never change.
     static let mutableColumns: [Column] = [
         Columns.state, Columns.confirmed, Columns.reason, Columns.reasonCode, Columns.updatedAt,
+        Column(CodingKeys.quoteCurrency), Column(CodingKeys.quoteMinor), Column(CodingKeys.quoteRate),
+        Column(CodingKeys.quoteRatesAt),
     ]
 }

@@ -12,11 +12,16 @@ enum Formatting {
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
-    /// `12.50 MXN`, with the converted amount when the daemon gave one: `12.50 MXN (≈ 0.62 EUR)`.
+    /// `12.50 MXN`, with the amount in the preferred currency when the daemon gave one: the quote stored when the
+    /// payment was accepted, `12.50 MXN (= 0.62 EUR when accepted)`, else the current conversion,
+    /// `12.50 MXN (≈ 0.62 EUR)` (`, stale rates` when the rates could not be refreshed).
     static func amount(_ payment: JSONValue) -> String {
         var text = "\(payment.string("amount")) \(payment.string("currency"))"
-        if let converted = payment.field("converted"), let amount = converted.field("amount")?.text {
-            text += " (≈ \(amount) \(converted.string("currency")))"
+        if let quote = payment.field("quote"), let amount = quote.field("amount")?.text {
+            text += " (= \(amount) \(quote.string("currency")) when accepted)"
+        } else if let converted = payment.field("converted"), let amount = converted.field("amount")?.text {
+            let stale = converted.field("stale") == .bool(true) ? ", stale rates" : ""
+            text += " (≈ \(amount) \(converted.string("currency"))\(stale))"
         }
         return text
     }

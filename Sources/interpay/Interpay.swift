@@ -18,7 +18,7 @@ struct Interpay: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Status.self, Peers.self, Send.self, Accept.self, Reject.self, Cancel.self, List.self, Show.self,
-            Watch.self, History.self, Stats.self,
+            Watch.self, History.self, Stats.self, Convert.self, Rates.self,
         ])
 
     /// Parses and runs a subcommand, mapping every failure to the documented exit codes.

@@ -24,6 +24,12 @@ struct Show: AsyncParsableCommand {
             table.add(
                 "peer", "\(payment.field("peer")?.string("name") ?? "?") \(payment.field("peer")?.string("id") ?? "")")
             table.add("amount", Formatting.amount(payment))
+            if let quote = payment.field("quote"), quote.objectValue != nil {
+                table.add(
+                    "quote",
+                    "\(quote.string("amount")) \(quote.string("currency")) at rate \(quote.string("rate")), rates of "
+                        + Formatting.localTime(quote.field("ratesUpdatedAt")?.integer))
+            }
             table.add("state", Formatting.state(payment))
             table.add("memo", payment.string("memo"))
             table.add("category", payment.string("category", "-"))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InterPayControl
 import InterPayDaemon
+import InterPayRates
 import Logging
 import ServiceLifecycle
 
@@ -65,6 +66,17 @@ struct Interpayd: AsyncParsableCommand {
 
     @Option(help: "Lowest level of log messages: trace, debug, info (default), notice, warning, error, critical.")
     var logLevel: String?
+
+    @Option(help: "Show amounts also in this currency (ISO 4217, e.g. EUR); also $INTERPAY_CURRENCY.")
+    var currency: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Exchange rates: an ExchangeRate-API v6 URL template with {base} (and {key}).",
+            discussion:
+                "Default: the keyless open endpoint, https://open.er-api.com/v6/latest/{base}. The API key, if the template needs one, comes only from the environment ($INTERPAY_RATES_API_KEY, or the variable rates.api_key_env names)."
+        ))
+    var ratesURL: String?
 
     @Flag(help: "Print this daemon's peer ID (creating the identity if needed) and exit.")
     var printID = false
@@ -134,6 +146,8 @@ struct Interpayd: AsyncParsableCommand {
         flags.socketGroup = socketGroup
         flags.discovery = noDiscovery ? false : nil
         flags.peers = peers.isEmpty ? nil : peers
+        flags.currency = currency
+        flags.ratesURL = ratesURL
 
         var defaults = DaemonSettings()
         defaults.name = Self.hostName()
@@ -146,6 +160,9 @@ struct Interpayd: AsyncParsableCommand {
         defaults.socket = ControlSocketPath.resolve(explicit: nil, environment: withoutOverride)
         defaults.discovery = true
         defaults.peers = []
+        defaults.ratesURL = ExchangeRateAPIProvider.defaultURLTemplate
+        defaults.ratesAPIKeyVariable = RatesAPIKey.environmentVariable
+        defaults.ratesTimeout = 10
 
         let location = ConfigFileLocation.resolve(
             explicit: config, isRoot: getuid() == 0, environment: environment, home: NSHomeDirectory())

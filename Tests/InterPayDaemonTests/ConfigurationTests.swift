@@ -20,6 +20,9 @@ struct ConfigurationTests {
         defaults.socket = "/run/interpay/interpayd.sock"
         defaults.discovery = true
         defaults.peers = []
+        defaults.ratesURL = "https://open.er-api.com/v6/latest/{base}"
+        defaults.ratesAPIKeyVariable = "INTERPAY_RATES_API_KEY"
+        defaults.ratesTimeout = 10
         return defaults
     }
 
@@ -68,7 +71,8 @@ struct ConfigurationTests {
         #expect(configuration.staticPeers.map(\.description) == ["192.0.2.7:7420", "[2001:db8::5]:7420"])
         #expect(configuration.maxFrameSize == 8_192)
         #expect(configuration.handshakeTimeout == .seconds(3) && configuration.keepaliveInterval == .seconds(20))
-        #expect(effective.entries.allSatisfy { $0.source == .file(path: Self.path) })
+        #expect(
+            effective.entries.filter { !$0.key.hasPrefix("rates.") }.allSatisfy { $0.source == .file(path: Self.path) })
     }
 
     @Test("flags win over the environment, which wins over the file, which wins over the defaults")
@@ -184,6 +188,50 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("rates: currency, URL template and timeout; the API key only from the environment, shown masked")
+    func rates() throws {
+        let toml = """
+            [rates]
+            currency = "mxn"
+            url = "https://rates.example/v6/{key}/latest/{base}"
+            api_key_env = "MY_RATES_KEY"
+            timeout = "20s"
+            """
+        let secret = "s3cr3t-api-key-123"
+        let effective = try Self.resolve(environment: ["MY_RATES_KEY": secret], toml: toml)
+        let configuration = effective.configuration
+        #expect(configuration.preferredCurrency?.code == "MXN")
+        #expect(configuration.ratesURLTemplate == "https://rates.example/v6/{key}/latest/{base}")
+        #expect(configuration.ratesTimeout == .seconds(20))
+        #expect(configuration.ratesAPIKey != nil)
+        #expect(!effective.text.contains(secret), "the key is never printed")
+        #expect(effective.text.contains("api_key = \"****\""))
+        #expect(Self.source(effective, "rates.api_key") == .environment("MY_RATES_KEY"))
+
+        // {key} without a key, an unknown currency, a template that is not http(s): errors naming the key.
+        for (bad, key) in [
+            (toml, "rates.url"), ("[rates]\ncurrency = \"XXY\"\n", "rates.currency"),
+            ("[rates]\nurl = \"ftp://x/{base}\"\n", "rates.url"), ("[rates]\ntimeout = \"1h\"\n", "rates.timeout"),
+        ] {
+            do {
+                _ = try Self.resolve(toml: bad)
+                Issue.record("accepted: \(bad)")
+            } catch {
+                guard case .invalidValue(let badKey, _, _, _) = error else {
+                    Issue.record("expected an invalid value, got \(error)")
+                    continue
+                }
+                #expect(badKey == key)
+            }
+        }
+        var flags = DaemonSettings()
+        flags.currency = "JPY"
+        let flagged = try Self.resolve(
+            flags: flags, environment: ["INTERPAY_CURRENCY": "EUR"],
+            toml: toml.replacingOccurrences(of: "{key}/", with: ""))
+        #expect(flagged.configuration.preferredCurrency?.code == "JPY")
+    }
+
     @Test("a bad value from the environment names the variable")
     func invalidEnvironment() {
         #expect(throws: ConfigError.self) { try Self.resolve(environment: ["INTERPAY_LOG_LEVEL": "loud"]) }
@@ -224,16 +272,14 @@ struct ConfigurationTests {
         let example = repositoryRoot.appending(path: "config/interpayd.toml").path
         let settings = try DaemonSettings(contentsOf: example)
         #expect(settings == DaemonSettings())
-        // Uncommented, every example key is known and well typed (the rates keys come with the converter).
+        // Uncommented, every example key is known and well typed.
         let text = try String(contentsOfFile: example, encoding: .utf8)
-        var section = ""
-        let uncommented = text.split(separator: "\n").compactMap { line -> String? in
-            if line.hasPrefix("[") { section = String(line) }
-            guard section != "[rates]" else { return nil }
-            return line.hasPrefix("# ") && line.contains(" = ") ? String(line.dropFirst(2)) : String(line)
+        let uncommented = text.split(separator: "\n").map { line in
+            line.hasPrefix("# ") && line.contains(" = ") ? String(line.dropFirst(2)) : String(line)
         }.joined(separator: "\n")
         let all = try DaemonSettings(toml: uncommented, path: example)
         #expect(all.name == "alice" && all.peers?.count == 2 && all.keepaliveInterval == 15)
+        #expect(all.currency == "EUR" && all.ratesTimeout == 10 && all.ratesAPIKeyVariable == "INTERPAY_RATES_API_KEY")
     }
 
     @Test("--check-config text shows each value with its source, in file order")

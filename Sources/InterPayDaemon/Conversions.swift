@@ -1,0 +1,61 @@
+import InterPayControl
+import InterPayCore
+import InterPayRates
+import InterPayStore
+import Logging
+
+/// Amounts in the user's preferred currency: shown next to payments in other currencies, and quoted when a payment
+/// is accepted. Conversions never fail a command: without rates, nothing extra is shown.
+struct Conversions: Sendable {
+    /// The base currency of the rates when the user chose no preferred currency.
+    static let defaultBase = "USD"
+
+    let rates: RatesService
+    let preferred: CurrencyCode?
+    let logger: Logger
+
+    /// `money` in the preferred currency; nil without a preferred currency, for that currency itself, or when no
+    /// rates can be had (logged at debug level).
+    func quote(_ money: Money, now: Timestamp = .now) async -> Quote? {
+        guard let preferred, preferred != money.currency else { return nil }
+        do {
+            return try await rates.convert(money, to: preferred, now: now)
+        } catch {
+            logger.debug("no conversion", metadata: ["to": "\(preferred)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The stable JSON form of a quote (the `converted` member of a payment, and `interpay convert`).
+    static func json(_ quote: Quote) -> JSONValue {
+        .object([
+            "amount": .string(quote.converted.formattedAmount), "currency": .string(quote.to.code),
+            "minorUnits": .int(quote.converted.minorUnits), "rate": .string(quote.rate),
+            "ratesUpdatedAt": .int(quote.ratesUpdatedAt.secondsSince1970), "stale": .bool(quote.isStale),
+            "ratesAgeSeconds": .int(quote.ratesAge),
+        ])
+    }
+
+    /// The quote stored with an accepted payment, as JSON; nil when none was stored.
+    static func storedQuote(_ record: PaymentRecord) -> JSONValue? {
+        guard let code = record.quoteCurrency, let minor = record.quoteMinor, let rate = record.quoteRate,
+            let at = record.quoteRatesAt, let currency = try? CurrencyCode(code)
+        else { return nil }
+        return .object([
+            "amount": .string(Money(minorUnits: minor, currency: currency).formattedAmount),
+            "currency": .string(code), "minorUnits": .int(minor), "rate": .string(rate),
+            "ratesUpdatedAt": .int(at.secondsSince1970),
+        ])
+    }
+}
+
+extension PaymentRecord {
+    /// Stores `quote` as the one used when the payment was accepted (once; a later quote never replaces it).
+    mutating func storeAcceptanceQuote(_ quote: Quote?) {
+        guard let quote, quoteCurrency == nil else { return }
+        quoteCurrency = quote.to.code
+        quoteMinor = quote.converted.minorUnits
+        quoteRate = quote.rate
+        quoteRatesAt = quote.ratesUpdatedAt
+    }
+}

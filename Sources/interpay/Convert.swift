@@ -1,0 +1,46 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay convert`
+struct Convert: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert an amount between currencies with the daemon's exchange rates.",
+        discussion: """
+            'interpay convert 12.50 MXN EUR' prints the amount in euros, rounded half-even to the currency's \
+            decimals, with the rate and how old the rates are. The daemon fetches rates from its configured source \
+            (interpayd --rates-url) and caches them; when the source cannot be reached it uses the last rates it \
+            has and says they are stale.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The amount, e.g. 12.50 (at most the currency's decimals).")
+    var amount: String
+
+    @Argument(help: "The currency of the amount (ISO 4217), e.g. MXN.")
+    var from: String
+
+    @Argument(help: "The currency to convert to, e.g. EUR.")
+    var to: String
+
+    func validate() throws {
+        for code in [from, to] where code.count != 3 || !code.allSatisfy(\.isLetter) {
+            throw ValidationError("'\(code)' is not a currency code (three letters, e.g. EUR)")
+        }
+    }
+
+    func run() async throws {
+        let result = try await global.call(
+            "convert", ["amount": .string(amount), "from": .string(from), "to": .string(to)])
+        global.output(result) {
+            let source = result.field("from")
+            let stale = result.field("stale") == .bool(true) ? " (stale: the source could not be reached)" : ""
+            print(
+                "\(source?.string("amount") ?? amount) \(source?.string("currency") ?? from.uppercased()) = "
+                    + "\(result.string("amount")) \(result.string("currency"))")
+            print(
+                "rate \(result.string("rate")), rates of "
+                    + "\(Formatting.localTime(result.field("ratesUpdatedAt")?.integer))\(stale)")
+        }
+    }
+}
