@@ -127,6 +127,11 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .target(
+            name: "InterPayTestSupport",
+            path: "Tests/InterPayTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "InterPayCoreTests",
             dependencies: ["InterPayCore", .product(name: "Crypto", package: "swift-crypto")],
@@ -137,7 +142,7 @@ let package = Package(
         .testTarget(name: "InterPayDiscoveryTests", dependencies: ["InterPayDiscovery"], swiftSettings: swiftSettings),
         .testTarget(
             name: "InterPayStoreTests",
-            dependencies: ["InterPayStore", "InterPayCore"],
+            dependencies: ["InterPayTestSupport", "InterPayStore", "InterPayCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -148,6 +153,7 @@ let package = Package(
         .testTarget(
             name: "InterPayTransportTests",
             dependencies: [
+                "InterPayTestSupport",
                 "InterPayTransport",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -157,7 +163,9 @@ let package = Package(
         ),
         .testTarget(
             name: "InterPayDaemonTests",
-            dependencies: ["InterPayDaemon", "InterPayCore", "InterPayStore", "InterPayTransport"],
+            dependencies: [
+                "InterPayTestSupport", "InterPayDaemon", "InterPayCore", "InterPayStore", "InterPayTransport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CCurlTests", dependencies: ["CCurl"], swiftSettings: swiftSettings),

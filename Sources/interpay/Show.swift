@@ -7,15 +7,10 @@ struct Show: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The payment: its ID or a unique prefix of at least 4 characters.")
-    var payment: String
-
-    func validate() throws {
-        guard payment.count >= 4 else { throw ValidationError("give at least 4 characters of the payment ID") }
-    }
+    @OptionGroup var target: PaymentArgument
 
     func run() async throws {
-        let payment = try await global.call("show", ["payment": .string(self.payment)])
+        let payment = try await global.call("show", ["payment": .string(target.payment)])
         global.output(payment) {
             var table = Table("FIELD", "VALUE")
             table.add("id", payment.string("id"))

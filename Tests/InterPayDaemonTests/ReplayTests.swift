@@ -1,6 +1,7 @@
 import Foundation
 import InterPayCore
 import InterPayStore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayStore
@@ -15,23 +16,6 @@ enum Peers {
     static func us() throws -> PeerID { try PeerID(bytes: Array(repeating: 1, count: 32)) }
     static func bob() throws -> PeerID { try PeerID(bytes: Array(repeating: 2, count: 32)) }
     static func carol() throws -> PeerID { try PeerID(bytes: Array(repeating: 3, count: 32)) }
-}
-
-/// A temporary directory for database files, removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "interpay-store-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// The path of a file inside the directory.
-    func path(_ name: String) -> String { url.appending(path: name).path }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
 }
 
 /// A payment request with defaults for everything a test does not care about.

@@ -1,23 +1,10 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import InterPayTransport
 import Logging
 import Synchronization
 import Testing
-
-/// A temporary state directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "interpay-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
 
 /// A session manager on loopback with its events recorded, for tests.
 final class TestPeer: Sendable {
@@ -69,17 +56,4 @@ final class TestPeer: Sendable {
         for task in tasks.withLock({ $0 }) { await task.value }
         directory.remove()
     }
-}
-
-/// Waits until `condition` holds, checking every 20 ms, for at most `timeout`; records an issue if it never does.
-func eventually(
-    _ description: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async -> Bool
-) async {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    Issue.record("timed out waiting for: \(description)", sourceLocation: sourceLocation)
 }

@@ -1,0 +1,18 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay accept`
+struct Accept: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Accept a payment request you received: you agree to pay it.",
+        discussion:
+            "Waits for the payee's confirmation and prints the outcome; exit 5 if it was already cancelled, rejected or expired."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: PaymentArgument
+
+    func run() async throws {
+        try await PaymentDecisionCommand.run("accept", ["payment": .string(target.payment)], global: global)
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay cancel`
+struct Cancel: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cancel a payment request you sent, while it is still pending.",
+        discussion: "Exit 5 if the payer already accepted or rejected it, or it expired.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: PaymentArgument
+
+    func run() async throws {
+        try await PaymentDecisionCommand.run("cancel", ["payment": .string(target.payment)], global: global)
+    }
+}

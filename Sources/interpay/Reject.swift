@@ -1,0 +1,27 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay reject`
+struct Reject: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Reject a payment request you received: you decline to pay it.",
+        discussion: "Waits for the payee's confirmation and prints the outcome; exit 5 if it was already decided.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: PaymentArgument
+
+    @Option(help: "Why, shown to the payee (at most 200 characters).")
+    var reason: String?
+
+    func validate() throws {
+        if let reason, reason.unicodeScalars.count > 200 {
+            throw ValidationError("--reason has more than 200 characters")
+        }
+    }
+
+    func run() async throws {
+        var params: [String: JSONValue] = ["payment": .string(target.payment)]
+        if let reason { params["reason"] = .string(reason) }
+        try await PaymentDecisionCommand.run("reject", params, global: global)
+    }
+}

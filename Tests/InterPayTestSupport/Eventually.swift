@@ -1,0 +1,15 @@
+public import Testing
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `timeout`; records an issue naming
+/// `description` if it never does.
+public func eventually(
+    _ description: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async -> Bool
+) async {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    Issue.record("timed out waiting for: \(description)", sourceLocation: sourceLocation)
+}
