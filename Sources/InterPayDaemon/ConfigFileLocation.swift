@@ -13,8 +13,8 @@ public enum ConfigFileLocation {
         -> (path: String, required: Bool)
     {
         if let explicit, !explicit.isEmpty { return (explicit, true) }
-        if let directory = environment["CONFIGURATION_DIRECTORY"], !directory.isEmpty {
-            return (String(directory.split(separator: ":")[0]) + "/" + fileName, false)
+        if let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first {
+            return (String(directory) + "/" + fileName, false)
         }
         if isRoot { return ("/etc/interpay/" + fileName, false) }
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {

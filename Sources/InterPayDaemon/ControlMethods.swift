@@ -128,7 +128,7 @@ struct ControlMethods: ControlHandler {
             filter.role = direction == "in" ? .payer : .payee
         }
         if let peer = params.string("peer") { filter.peerID = try await resolvePeer(peer, requireSession: false) }
-        filter.limit = Int(params.integer("limit") ?? 200)
+        filter.limit = Int(max(0, min(params.integer("limit") ?? 200, 100_000)))
         let records = try await database.payments(filter: filter)
         return .object(["payments": .array(try await records.asyncMap { try await json($0) })])
     }
@@ -150,7 +150,7 @@ struct ControlMethods: ControlHandler {
     }
 
     private func history(_ params: Params) async throws -> JSONValue {
-        let limit = Int(params.integer("limit") ?? 50)
+        let limit = Int(max(0, min(params.integer("limit") ?? 50, 100_000)))
         let records = try await database.payments(filter: PaymentFilter()).filter { $0.state.isFinal }.prefix(limit)
         return .object(["payments": .array(try await Array(records).asyncMap { try await json($0) })])
     }

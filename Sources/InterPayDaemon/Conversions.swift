@@ -26,6 +26,18 @@ struct Conversions: Sendable {
         }
     }
 
+    /// `money` in the preferred currency from the cached rates only (never waiting on the network): the quote
+    /// stored when a payment is accepted. Nil when there is nothing to convert or nothing cached.
+    func cachedQuote(_ money: Money, now: Timestamp = .now) async -> Quote? {
+        guard let preferred, preferred != money.currency else { return nil }
+        do {
+            return try await rates.convertCached(money, to: preferred, now: now)
+        } catch {
+            logger.debug("no conversion", metadata: ["to": "\(preferred)", "error": "\(error)"])
+            return nil
+        }
+    }
+
     /// The stable JSON form of a quote (the `converted` member of a payment, and `interpay convert`).
     static func json(_ quote: Quote) -> JSONValue {
         .object([

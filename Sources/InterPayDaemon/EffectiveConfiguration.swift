@@ -53,7 +53,11 @@ public struct EffectiveConfiguration: Sendable {
         func fromEnvironment(_ key: String) -> String? {
             for variable in environmentVariables[key] ?? [] {
                 guard var value = environment[variable], !value.isEmpty else { continue }
-                if variable == "STATE_DIRECTORY" { value = String(value.split(separator: ":")[0]) }
+                if variable == "STATE_DIRECTORY" {
+                    // systemd lists one directory per StateDirectory= entry, separated by colons.
+                    guard let first = value.split(separator: ":").first else { continue }
+                    value = String(first)
+                }
                 environmentSources[key] = variable
                 return value
             }

@@ -10,8 +10,11 @@ import Logging
 /// The rules of `protocol/PROTOCOL.md` §9 live here: a state change, its event and its outbound frame are committed
 /// in one transaction before the frame is sent; an incoming frame's effects and our answer to it are committed
 /// before the answer is sent; unacknowledged frames are resent in order whenever a session with the peer comes up;
-/// a duplicate frame gets the stored answer again and changes nothing. Being an actor, it runs one ledger step at a
-/// time, so an expiry tick and an incoming frame never overwrite each other.
+/// a duplicate frame gets the stored answer again and changes nothing.
+///
+/// Every ledger step (load a payment, run its lifecycle, commit, send) holds the step lock: the actor alone is not
+/// enough, since it is reentrant at each database await, and two steps on one payment (a local cancel and an
+/// incoming accept, two local decisions, an expiry tick) could otherwise interleave and the later write win.
 actor PaymentEngine {
     private let database: AppDatabase
     private let sessions: SessionManager
@@ -24,6 +27,9 @@ actor PaymentEngine {
 
     /// Quotes stored when a payment is accepted; nil to store none.
     private let conversions: Conversions?
+    /// Whether a ledger step is running, and who waits for the next turn (see the type's documentation).
+    private var stepInProgress = false
+    private var stepWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil, logger: Logger) {
         self.database = database
@@ -41,6 +47,8 @@ actor PaymentEngine {
         from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
         now: Timestamp = .now
     ) async throws(EngineError) -> PaymentRecord {
+        await beginStep()
+        defer { endStep() }
         guard await sessions.currentSessions().contains(where: { $0.peerID == payer }) else {
             throw .peerUnreachable(payer.shortDescription)
         }
@@ -86,8 +94,27 @@ actor PaymentEngine {
     )
         async throws(EngineError) -> PaymentRecord
     {
-        let quote = if case .accept = decision { await acceptanceQuote(paymentID) } else { Quote?.none }
+        var record = try await decideStep(decision, paymentID: paymentID, now: now)
+        // The payer's decision is tentative until the payee answers; wait for it, bounded. The answer is processed
+        // by this actor while it waits (reentrancy), so checking the ledger is enough.
+        let deadline = ContinuousClock.now + wait
+        while !record.confirmed, ContinuousClock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+            record = try await load(paymentID) ?? record
+        }
+        return record
+    }
+
+    /// The ledger step of `decide`: applies the decision, commits it, and sends its frame.
+    private func decideStep(
+        _ decision: Decision, paymentID: UUID, now: Timestamp
+    )
+        async throws(EngineError) -> PaymentRecord
+    {
+        await beginStep()
+        defer { endStep() }
         guard var record = try await load(paymentID) else { throw .notFound("payment \(paymentID.wireString)") }
+        let quote = if case .accept = decision { await acceptanceQuote(record) } else { Quote?.none }
         var lifecycle = record.lifecycle
         let messageID = UUID()
         let event: PaymentLifecycle.Event =
@@ -120,13 +147,6 @@ actor PaymentEngine {
             }
         }
         await transmit(outgoing.map(\.messageID), to: record.peerID, now: now)
-        // The payer's decision is tentative until the payee answers; wait for it, bounded. The answer is processed
-        // by this actor while it waits (reentrancy), so checking the ledger is enough.
-        let deadline = ContinuousClock.now + wait
-        while !record.confirmed, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-            record = try await load(paymentID) ?? record
-        }
         return record
     }
 
@@ -134,6 +154,8 @@ actor PaymentEngine {
 
     /// Handles one frame from `peer` (everything but the transport's own frames).
     func receive(_ message: PaymentMessage, from peer: PeerID, now: Timestamp = .now) async {
+        await beginStep()
+        defer { endStep() }
         do {
             switch message {
             case .request(let request):
@@ -230,7 +252,6 @@ actor PaymentEngine {
         reason: String? = nil
     ) async throws(EngineError) {
         if try await answerDuplicate(messageID, from: peer) { return }
-        let quote = if case .peerAccept = event { await acceptanceQuote(paymentID) } else { Quote?.none }
         guard var record = try await load(paymentID), record.peerID == peer else {
             await reply(.error(.init(code: .unknownPayment, message: "unknown payment", ref: messageID)), to: peer)
             return
@@ -242,7 +263,7 @@ actor PaymentEngine {
         if !events.isEmpty || lifecycle != record.lifecycle {
             if let reason, events.contains(where: { $0.toState == .rejected }) { record.reason = reason }
             record.update(from: lifecycle, now: now)
-            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
+            if record.state == .accepted { record.storeAcceptanceQuote(await acceptanceQuote(record)) }
             change.payment = record
         }
         let answer = answerFrame(actions, paymentID: paymentID)
@@ -298,6 +319,8 @@ actor PaymentEngine {
 
     /// A session came up: remember the peer and resend everything it has not acknowledged, in order.
     func sessionUp(_ info: SessionInfo, now: Timestamp = .now) async {
+        await beginStep()
+        defer { endStep() }
         do {
             try await database.upsertPeer(info.peerID, name: info.name, address: info.remoteAddress, seenAt: now)
             let pending = try await database.outbox(peerID: info.peerID)
@@ -320,6 +343,8 @@ actor PaymentEngine {
 
     /// Expires what is due and stops resending what expired.
     func tick(now: Timestamp = .now) async {
+        await beginStep()
+        defer { endStep() }
         do {
             for var record in try await database.pendingPayments() where record.expiresAt <= now {
                 var lifecycle = record.lifecycle
@@ -339,13 +364,25 @@ actor PaymentEngine {
         }
     }
 
-    /// The quote to store if the payment becomes accepted, computed before its state is loaded (an amount never
-    /// changes, so waiting for rates here cannot make the state stale).
-    private func acceptanceQuote(_ paymentID: UUID) async -> Quote? {
-        guard let conversions, let record = try? await load(paymentID), let amount = try? record.amount else {
-            return nil
+    /// The quote to store if the payment becomes accepted: from the cached rates only, so that a ledger step never
+    /// waits on the network (reading the payment in list or show refreshes the rates).
+    private func acceptanceQuote(_ record: PaymentRecord) async -> Quote? {
+        guard let conversions, let amount = try? record.amount else { return nil }
+        return await conversions.cachedQuote(amount)
+    }
+
+    /// Waits for the step lock (see the type's documentation). Every caller must `endStep()`, e.g. in a `defer`.
+    private func beginStep() async {
+        while stepInProgress {
+            await withCheckedContinuation { stepWaiters.append($0) }
         }
-        return await conversions.quote(amount)
+        stepInProgress = true
+    }
+
+    /// Releases the step lock and wakes the next waiter.
+    private func endStep() {
+        stepInProgress = false
+        if !stepWaiters.isEmpty { stepWaiters.removeFirst().resume() }
     }
 
     /// Returns at once: an answer shows the engine is not stuck (the systemd watchdog asks before each ping).
@@ -462,7 +499,8 @@ actor PaymentEngine {
     private func transmit(_ messageIDs: [UUID], to peer: PeerID, now: Timestamp) async {
         guard !messageIDs.isEmpty, let pending = try? await database.outbox(peerID: peer) else { return }
         var sent: [UUID] = []
-        for record in pending where messageIDs.contains(record.messageID) {
+        // Frames never sent go out first, in order, so a cancel never overtakes its own unsent request.
+        for record in pending where record.lastSentAt == nil || messageIDs.contains(record.messageID) {
             guard let message = try? record.message else { continue }
             if await sessions.send(message, to: peer) { sent.append(record.messageID) }
         }

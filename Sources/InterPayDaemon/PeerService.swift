@@ -43,10 +43,23 @@ struct PeerService: Service {
                 key: "static \(peer)", host: peer.host, port: peer.port, expectedPeerID: nil)
         }
 
+        // Either graceful shutdown or a failed listener stops everything; a failed listener also fails the service
+        // (so the daemon exits non-zero and a supervisor restarts it) instead of running on without peers.
+        let (stops, stop) = AsyncStream.makeStream(of: String?.self)
+        var listenerFailure: String?
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
-                // Cancelled below on graceful shutdown: that ends the listener normally, not with an error.
-                do { try await sessions.run() } catch is CancellationError {}
+                do {
+                    try await sessions.run()
+                } catch is CancellationError {
+                    // Cancelled below on graceful shutdown: the listener ends normally.
+                } catch {
+                    stop.yield(String(describing: error))
+                }
+            }
+            group.addTask {
+                try? await gracefulShutdown()
+                stop.yield(nil)
             }
             group.addTask { await followSessions() }
             group.addTask { await followEngine() }
@@ -64,12 +77,18 @@ struct PeerService: Service {
                     ownPeerID: sessions.identity.peerID, logger: logger)
                 group.addTask { await followDiscovery(discovery) }
             }
-            // Wait for SIGTERM/SIGINT (or cancellation), then say goodbye and stop everything.
-            try? await gracefulShutdown()
+            // Wait for SIGTERM/SIGINT (or cancellation, or a failed listener), then say goodbye and stop everything.
+            for await failure in stops {
+                listenerFailure = failure
+                break
+            }
             logger.info("shutting down")
             await sessions.closeAll(reason: "shutting down")
             try? await Task.sleep(for: .milliseconds(100))
             group.cancelAll()
+        }
+        if let failure = listenerFailure {
+            throw DaemonError.transport("the peer listener failed: \(failure)")
         }
     }
 

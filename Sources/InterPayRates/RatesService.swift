@@ -79,6 +79,18 @@ public actor RatesService {
         return try CurrencyConverter.convert(amount, to: target, using: rates)
     }
 
+    /// Converts `amount` with the rates already cached, never fetching: for paths that must not wait on the
+    /// network. Nil when nothing is cached.
+    public func convertCached(
+        _ amount: Money, to target: CurrencyCode, now: Timestamp
+    ) async throws(RatesError)
+        -> Quote?
+    {
+        guard let cached = await cachedSnapshot(base: base) else { return nil }
+        return try CurrencyConverter.convert(
+            amount, to: target, using: CurrentRates(snapshot: cached, now: now, staleReason: nil))
+    }
+
     // MARK: Fetching
 
     /// Whether nothing newer than `snapshot` can be fetched yet.

@@ -378,6 +378,9 @@ public actor SessionManager {
             existing.channel.close(promise: nil)
             sessions[peer] = session
             logger.debug("session replaced", metadata: ["peer": "\(peer.shortDescription)"])
+            // Frames queued on the old session are gone with it: `up` again makes the daemon resend what the peer
+            // has not acknowledged.
+            eventContinuation.yield(.up(session.info))
             return true
         }
         sessions[peer] = session
