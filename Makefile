@@ -4,7 +4,41 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-service demo format lint clean help
+	test-payments test-service test-install demo format lint clean help release stage install uninstall
+
+# Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
+PREFIX ?= /usr/local
+DESTDIR ?=
+# Extra flags for the release build, e.g. SWIFT_RELEASE_FLAGS=--static-swift-stdlib for binaries that do not need
+# the Swift toolchain's shared libraries at run time.
+SWIFT_RELEASE_FLAGS ?=
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/interpay
+# systemd searches /usr/local/lib/{systemd/system,systemd/user,sysusers.d,tmpfiles.d} as well as /usr/lib; with
+# PREFIX=/usr the system unit goes where Debian's systemd puts its own (pkg-config --variable=systemdsystemunitdir).
+ifeq ($(PREFIX),/usr)
+SYSTEMDSYSTEMUNITDIR ?= /lib/systemd/system
+else
+SYSTEMDSYSTEMUNITDIR ?= $(PREFIX)/lib/systemd/system
+endif
+SYSTEMDUSERUNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+# Everything `make install` puts in place, without DESTDIR: `make uninstall` removes exactly these.
+INSTALLED_FILES = $(BINDIR)/interpayd $(BINDIR)/interpay \
+	$(SYSTEMDSYSTEMUNITDIR)/interpayd.service $(SYSTEMDUSERUNITDIR)/interpayd.service \
+	$(SYSUSERSDIR)/interpay.conf $(TMPFILESDIR)/interpay.conf \
+	$(DOCDIR)/examples/interpayd.toml \
+	$(MANDIR)/man1/interpayd.1 $(MANDIR)/man1/interpay.1 \
+	$(BASHCOMPDIR)/interpayd $(BASHCOMPDIR)/interpay $(ZSHCOMPDIR)/_interpayd $(ZSHCOMPDIR)/_interpay \
+	$(FISHCOMPDIR)/interpayd.fish $(FISHCOMPDIR)/interpay.fish
+# Generated files (units with @BINDIR@ substituted, man pages, completions) are staged here before installing.
+STAGE := .build/install-stage
 
 all: build
 
@@ -20,7 +54,8 @@ build: deps ## debug build of every target
 build-tests: deps
 	$(SWIFT) build --build-tests
 
-test: build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-service ## everything CI runs
+test: build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-service \
+	test-install ## everything CI runs
 	@echo "make test: all checks passed"
 
 test-swift: build-tests ## the Swift test suites (no network needed)
@@ -52,6 +87,53 @@ format: ## format Swift sources in place with swift-format
 
 lint: ## report formatting issues without changing files
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+release: deps ## optimised builds of interpayd and interpay (what make install installs)
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+
+# Units for BINDIR, man pages (swift-argument-parser's generate-manual, the tool behind its GenerateManual plugin,
+# run on the release binaries) and shell completions (the binaries' --generate-completion-script).
+stage: release
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product generate-manual
+	rm -rf $(STAGE)
+	mkdir -p $(STAGE)/user $(STAGE)/man $(STAGE)/completions
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/interpayd.service >$(STAGE)/interpayd.service
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/interpayd.service >$(STAGE)/user/interpayd.service
+	set -e; bin=$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path); \
+	for tool in interpayd interpay; do \
+		"$$bin/generate-manual" "$$bin/$$tool" --output-directory $(STAGE)/man; \
+		for shell in bash zsh fish; do \
+			"$$bin/$$tool" --generate-completion-script $$shell >$(STAGE)/completions/$$tool.$$shell; \
+		done; \
+	done
+
+install: stage ## install binaries, systemd units, man pages, completions into $(DESTDIR)$(PREFIX) (default /usr/local)
+	set -e; bin=$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path); \
+	install -D -m 0755 "$$bin/interpayd" "$(DESTDIR)$(BINDIR)/interpayd"; \
+	install -D -m 0755 "$$bin/interpay" "$(DESTDIR)$(BINDIR)/interpay"
+	install -D -m 0644 $(STAGE)/interpayd.service "$(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/interpayd.service"
+	install -D -m 0644 $(STAGE)/user/interpayd.service "$(DESTDIR)$(SYSTEMDUSERUNITDIR)/interpayd.service"
+	install -D -m 0644 systemd/sysusers.d/interpay.conf "$(DESTDIR)$(SYSUSERSDIR)/interpay.conf"
+	install -D -m 0644 systemd/tmpfiles.d/interpay.conf "$(DESTDIR)$(TMPFILESDIR)/interpay.conf"
+	install -D -m 0644 config/interpayd.toml "$(DESTDIR)$(DOCDIR)/examples/interpayd.toml"
+	install -D -m 0644 $(STAGE)/man/interpayd.1 "$(DESTDIR)$(MANDIR)/man1/interpayd.1"
+	install -D -m 0644 $(STAGE)/man/interpay.1 "$(DESTDIR)$(MANDIR)/man1/interpay.1"
+	install -D -m 0644 $(STAGE)/completions/interpayd.bash "$(DESTDIR)$(BASHCOMPDIR)/interpayd"
+	install -D -m 0644 $(STAGE)/completions/interpay.bash "$(DESTDIR)$(BASHCOMPDIR)/interpay"
+	install -D -m 0644 $(STAGE)/completions/interpayd.zsh "$(DESTDIR)$(ZSHCOMPDIR)/_interpayd"
+	install -D -m 0644 $(STAGE)/completions/interpay.zsh "$(DESTDIR)$(ZSHCOMPDIR)/_interpay"
+	install -D -m 0644 $(STAGE)/completions/interpayd.fish "$(DESTDIR)$(FISHCOMPDIR)/interpayd.fish"
+	install -D -m 0644 $(STAGE)/completions/interpay.fish "$(DESTDIR)$(FISHCOMPDIR)/interpay.fish"
+
+uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
+	rm -f $(foreach file,$(INSTALLED_FILES),"$(DESTDIR)$(file)")
+	for dir in "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)"; do \
+		[ ! -d "$$dir" ] || rmdir --ignore-fail-on-non-empty "$$dir"; \
+	done
+
+test-install: ## make install into a scratch DESTDIR: tree, units (verify, security exposure), uninstall
+	scripts/check-install
 
 clean:
 	rm -rf .build

@@ -158,11 +158,12 @@ public actor ControlServer {
             }
     }
 
-    /// Whether a peer may use the socket: our own user, root, or the configured group.
+    /// Whether a peer may use the socket: our own user, root, or a member (primary or supplementary) of the
+    /// configured group.
     nonisolated func isAllowed(_ peer: PeerCredentials) -> Bool {
         if peer.uid == daemonUID || peer.uid == 0 { return true }
-        if let groupID = configuration.groupID, peer.gid == groupID { return true }
-        return false
+        guard let groupID = configuration.groupID else { return false }
+        return peer.gid == groupID || peer.supplementaryGroups().contains(groupID)
     }
 
     /// Runs one connection to its end; never throws.

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 #if canImport(Glibc)
@@ -13,6 +14,21 @@ struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     var gid: UInt32
 
     var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
+
+    /// The peer process's supplementary groups, from `/proc/PID/status`: `SO_PEERCRED` reports only the primary
+    /// group, while the socket file's mode (0660) already admits every member of its group.
+    func supplementaryGroups() -> [UInt32] {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return [] }
+        return Self.groups(inProcStatus: status)
+    }
+
+    /// The `Groups:` line of a `/proc/PID/status` text.
+    static func groups(inProcStatus text: String) -> [UInt32] {
+        for line in text.split(separator: "\n") where line.hasPrefix("Groups:") {
+            return line.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).compactMap { UInt32($0) }
+        }
+        return []
+    }
 
     /// Reads the credentials of a connected Unix socket channel (runs on its event loop).
     static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {

@@ -53,6 +53,9 @@ extension TLSConfiguration {
         // Verification on (so that the server asks for and requires a client certificate); the custom callback
         // replaces chain validation, since identities are keys, not names signed by an authority.
         configuration.certificateVerification = .noHostnameVerification
+        // No certificate authority is consulted (the callback decides), so none is loaded: the daemon does not
+        // depend on the system's CA bundle.
+        configuration.trustRoots = .certificates([])
         return configuration
     }
 }

@@ -120,6 +120,14 @@ struct Interpayd: AsyncParsableCommand {
         let style = DaemonLogHandler.style(environment: environment)
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, style: style) }
         let logger = Logger(label: "interpayd")
+        // SIGHUP does not reload the configuration (README): say so and carry on, instead of dying of it.
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangup.setEventHandler {
+            logger.notice("SIGHUP ignored: the configuration is not reloaded; restart interpayd to apply changes")
+        }
+        hangup.resume()
+        defer { hangup.cancel() }
         do {
             let services = try Daemon.services(configuration: configuration, environment: environment, logger: logger)
             let group = ServiceGroup(

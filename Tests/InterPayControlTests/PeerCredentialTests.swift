@@ -83,12 +83,43 @@ struct PeerCredentialTests {
         try await running.stop()
     }
 
-    /// Runs the python client as `uid`/`gid` with no supplementary groups; returns its output (bounded).
-    private func runAsOtherUser(uid: UInt32, gid: UInt32, socket: String) async throws -> String {
+    @Test("a supplementary member of the configured group is allowed (SO_PEERCRED reports only the primary group)")
+    func allowsSupplementaryMember() async throws {
+        let running = try await RunningServer.start { $0.groupID = 4242 }
+        let output = try await runAsOtherUser(uid: 65534, gid: 4243, groups: [4241, 4242], socket: running.path)
+        let response = try JSONValue(parsing: output)
+        #expect(response["result"] == ["who": "other"])
+        try await running.stop()
+    }
+
+    @Test("supplementary groups are read from the Groups line of /proc/PID/status")
+    func procStatusGroups() {
+        let status = "Name:\tpython3\nUid:\t65534\t65534\t65534\t65534\nGroups:\t4241 4242 \nNStgid:\t7\n"
+        #expect(PeerCredentials.groups(inProcStatus: status) == [4241, 4242])
+        #expect(PeerCredentials.groups(inProcStatus: "Groups:\t\n") == [])
+        #expect(PeerCredentials.groups(inProcStatus: "Name:\tx\n") == [])
+        #expect(PeerCredentials(pid: getpid(), uid: 0, gid: 0).supplementaryGroups() == Self.ownGroups())
+    }
+
+    private static func ownGroups() -> [UInt32] {
+        var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
+        let count = getgroups(Int32(groups.count), &groups)
+        return Array(groups.prefix(Int(max(count, 0))))
+    }
+
+    /// Runs the python client as `uid`/`gid` with the supplementary `groups` (none by default); returns its output
+    /// (bounded).
+    private func runAsOtherUser(
+        uid: UInt32, gid: UInt32, groups: [UInt32] = [], socket: String
+    ) async throws
+        -> String
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: setpriv)
+        let groupArgument =
+            groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
         process.arguments = [
-            "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", python ?? "python3", "-c", clientScript, socket,
+            "--reuid=\(uid)", "--regid=\(gid)", groupArgument, python ?? "python3", "-c", clientScript, socket,
         ]
         process.currentDirectoryURL = URL(fileURLWithPath: "/")
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
