@@ -30,6 +30,9 @@ final class DiscoverySession: @unchecked Sendable {
     static let staleGrace: Duration = .seconds(10)
     /// How long a connection must last before an outage counts as new: a new warning, backoff from the start.
     static let stabilityPeriod: Duration = .seconds(10)
+    /// When a newly reported instance is resolved once more, to catch a record replaced moments ago (see
+    /// `scheduleConfirmation`).
+    static let confirmationDelay: Duration = .seconds(3)
     /// How long an IPv6 answer waits for an IPv4 one.
     static let ipv4Preference: Duration = .milliseconds(500)
     /// Alternative names tried when the name is taken on this host.
@@ -516,7 +519,23 @@ final class DiscoverySession: @unchecked Sendable {
             service.reported = peer
             logger.debug("DNS-SD instance resolved", metadata: metadata)
             emit(.appeared(peer))
+            scheduleConfirmation(of: service)
         }
+    }
+
+    /// Resolves a newly reported instance once more a little later. When a daemon restarts on another port, its old
+    /// records linger for a second after their goodbye (RFC 6762 §10.1), and a resolve in that window answers with
+    /// the dead port; resolves end with their first answer, so without this nothing would correct it. A different
+    /// answer is reported as `changed`.
+    private func scheduleConfirmation(of service: DiscoveredService) {
+        let item = DispatchWorkItem { [weak self, weak service] in
+            guard let self, let service, self.services[service.name] === service, service.resolution == nil,
+                let interfaceIndex = service.preferredInterface
+            else { return }
+            self.startResolution(of: service, on: interfaceIndex)
+        }
+        service.retry = item
+        queue.asyncAfter(deadline: .now() + Self.confirmationDelay.dispatchInterval, execute: item)
     }
 
     /// The instance is not a peer to report; if it was reported (its TXT changed), it disappears.
