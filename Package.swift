@@ -129,6 +129,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "InterPayTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/InterPayTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -139,7 +140,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CDNSSDTests", dependencies: ["CDNSSD"], swiftSettings: swiftSettings),
-        .testTarget(name: "InterPayDiscoveryTests", dependencies: ["InterPayDiscovery"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "InterPayDiscoveryTests", dependencies: ["InterPayTestSupport", "InterPayDiscovery"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "InterPayStoreTests",
             dependencies: ["InterPayTestSupport", "InterPayStore", "InterPayCore"],
@@ -172,6 +175,7 @@ let package = Package(
         .testTarget(
             name: "InterPayRatesTests",
             dependencies: [
+                "InterPayTestSupport",
                 "InterPayRates", "InterPayCore", "InterPayStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

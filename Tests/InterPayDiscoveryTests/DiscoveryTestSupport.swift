@@ -28,43 +28,6 @@ enum TestEnvironment {
     }
 }
 
-/// Records every log line, to count warnings.
-struct RecordingLogHandler: LogHandler {
-    /// One recorded line.
-    struct Entry: Sendable {
-        var level: Logger.Level
-        var message: String
-    }
-
-    /// The lines, shared by every copy of the handler.
-    final class Storage: Sendable {
-        let entries = Mutex<[Entry]>([])
-        var all: [Entry] { entries.withLock { $0 } }
-    }
-
-    let storage: Storage
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        storage.entries.withLock { $0.append(Entry(level: event.level, message: event.message.description)) }
-        if ProcessInfo.processInfo.environment["DISCOVERY_TEST_LOG"] != nil {
-            let details = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            print("[\(event.level)] \(event.message) \(details.joined(separator: " "))")
-        }
-    }
-
-    /// A logger that records into `storage`.
-    static func logger(_ label: String, storage: Storage = Storage()) -> Logger {
-        Logger(label: label) { _ in RecordingLogHandler(storage: storage) }
-    }
-}
-
 /// Collects the events of one discovery stream, so that tests can wait for one with a deadline.
 final class EventRecorder: Sendable {
     private actor Log {

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Logging
 import Testing
 

@@ -1,4 +1,5 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayRates
@@ -224,13 +225,13 @@ struct ExchangeRateAPIProviderTests {
             let storage = RecordingLogHandler.Storage()
             let service = RatesService(
                 database: try .inMemory(), provider: provider, base: usd,
-                logger: RecordingLogHandler.logger(storage))
+                logger: RecordingLogHandler.logger("interpay.rates.test", storage: storage))
             let unavailable = await #expect(throws: RatesError.self) {
                 try await service.rates(base: usd, now: fetchTime)
             }
             #expect(unavailable?.description.contains(secret) == false)
-            #expect(!storage.all.isEmpty)
-            #expect(storage.all.allSatisfy { !$0.contains(secret) }, "\(storage.all)")
+            #expect(!storage.lines.isEmpty)
+            #expect(storage.lines.allSatisfy { !$0.contains(secret) }, "\(storage.lines)")
         }
     }
 
