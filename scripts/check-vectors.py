@@ -18,7 +18,7 @@ SCHEMA_DIR = os.path.join(PROTO, "schema")
 VECTOR_DIR = os.path.join(PROTO, "vectors")
 
 DEFAULT_MAX_FRAME = 65536
-FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error", "ping", "pong", "close"]
+FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error", "ping", "pong", "close", "pair"]
 FRAMING_ERRORS = {"oversize", "truncated", "invalid-utf8", "invalid-json"}
 FIELD_ERRORS = {"unknown-type", "missing-field", "invalid-field"}
 SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range"}

@@ -26,6 +26,8 @@ public enum PaymentMessage: Sendable, Hashable {
     case pong(nonce: UInt64)
     /// The sender is about to close the session (e.g. shutting down).
     case close(reason: String)
+    /// Either way: one step of pairing with a verification code.
+    case pair(Pairing)
 
     /// The wire name of the frame's type.
     public var type: FrameType {
@@ -40,6 +42,7 @@ public enum PaymentMessage: Sendable, Hashable {
         case .ping: .ping
         case .pong: .pong
         case .close: .close
+        case .pair: .pair
         }
     }
 
@@ -49,7 +52,7 @@ public enum PaymentMessage: Sendable, Hashable {
         case .request(let request): request.messageID
         case .cancel(let decision), .accept(let decision): decision.messageID
         case .reject(let rejection): rejection.messageID
-        case .hello, .ack, .error, .ping, .pong, .close: nil
+        case .hello, .ack, .error, .ping, .pong, .close, .pair: nil
         }
     }
 
@@ -60,13 +63,13 @@ public enum PaymentMessage: Sendable, Hashable {
         case .cancel(let decision), .accept(let decision): decision.paymentID
         case .reject(let rejection): rejection.paymentID
         case .ack(let ack): ack.paymentID
-        case .hello, .error, .ping, .pong, .close: nil
+        case .hello, .error, .ping, .pong, .close, .pair: nil
         }
     }
 
     /// The wire names of the frame types of protocol version 1.
     public enum FrameType: String, Sendable, Hashable, CaseIterable, Codable {
-        case hello, request, cancel, accept, reject, ack, error, ping, pong, close
+        case hello, request, cancel, accept, reject, ack, error, ping, pong, close, pair
     }
 }
 
@@ -106,6 +109,7 @@ extension PaymentMessage: Codable {
             self = .close(
                 reason: try decoder.container(keyedBy: ReasonKey.self)
                     .decodeText(forKey: .reason, length: 0...Limits.maxReasonLength))
+        case .pair: self = .pair(try Pairing(from: decoder))
         }
     }
 
@@ -125,6 +129,7 @@ extension PaymentMessage: Codable {
         case .close(let reason):
             var reasonContainer = encoder.container(keyedBy: ReasonKey.self)
             try reasonContainer.encode(reason, forKey: .reason)
+        case .pair(let pairing): try pairing.encode(to: encoder)
         }
     }
 }

@@ -10,6 +10,7 @@ import InterPayTransport
 /// Field names in results are a stable contract (documented in the README).
 struct ControlMethods: ControlHandler {
     let engine: PaymentEngine
+    let pairing: PairingCoordinator
     let sessions: SessionManager
     let database: AppDatabase
     let configuration: DaemonConfiguration
@@ -26,6 +27,8 @@ struct ControlMethods: ControlHandler {
             switch method {
             case "status": return await status()
             case "peers": return try await peers()
+            case "pair": return try await pair(params)
+            case "untrust": return try await untrust(params)
             case "send": return try await send(params)
             case "accept": return try await decide(.accept, params)
             case "reject": return try await decide(.reject(reason: params.string("reason")), params)
@@ -70,6 +73,7 @@ struct ControlMethods: ControlHandler {
     private func peers() async throws -> JSONValue {
         let live = await sessions.currentSessions()
         let known = try await database.peers()
+        let trusted = try await database.trustedPeers()
         var rows: [JSONValue] = []
         for session in live {
             rows.append(
@@ -77,6 +81,7 @@ struct ControlMethods: ControlHandler {
                     "name": .string(session.name), "id": .string(session.peerID.description),
                     "shortID": .string(session.peerID.shortDescription), "address": .string(session.remoteAddress),
                     "session": .string("up"), "lastSeen": .int(Timestamp.now.secondsSince1970),
+                    "trust": await trust(session.peerID, trusted: trusted),
                 ]))
         }
         for peer in known where !live.contains(where: { $0.peerID == peer.peerID }) {
@@ -86,9 +91,61 @@ struct ControlMethods: ControlHandler {
                     "shortID": .string(peer.peerID.shortDescription),
                     "address": peer.address.map(JSONValue.string) ?? .null,
                     "session": .string("down"), "lastSeen": .int(peer.lastSeen.secondsSince1970),
+                    "trust": await trust(peer.peerID, trusted: trusted),
                 ]))
         }
         return .object(["peers": .array(rows)])
+    }
+
+    /// `trust` of a peer in `peers` and `pair`: paired or unverified, and the pairing in progress if any.
+    private func trust(_ peer: PeerID, trusted: [PeerID: TrustedPeerRecord]) async -> JSONValue {
+        let status = await pairing.status(of: peer)
+        return .object([
+            "state": .string(trusted[peer] != nil ? "paired" : "unverified"),
+            "pairedAt": trusted[peer].map { .int($0.pairedAt.secondsSince1970) } ?? .null,
+            "pairing": .string(status.phase),
+            "code": status.code.map { .string($0.digits) } ?? .null,
+            "until": status.until.map { .int($0.secondsSince1970) } ?? .null,
+        ])
+    }
+
+    /// `pair {peer, code?}`: without a code, starts pairing (or joins the one in progress) and returns the
+    /// verification code once both sides have it; with a code, confirms it and trusts the peer.
+    private func pair(_ params: Params) async throws -> JSONValue {
+        let peerText = try params.required("peer")
+        if let codeText = params.string("code") {
+            guard let code = PairingCode(userInput: codeText) else {
+                throw RPCError.invalidParams("a verification code is 6 digits, e.g. 123456")
+            }
+            let peer = try await resolvePeer(peerText, requireSession: false)
+            let record = try await pairing.confirm(code, with: peer)
+            return .object([
+                "peer": .object([
+                    "name": .string(record.name), "id": .string(peer.description),
+                    "shortID": .string(peer.shortDescription),
+                ]),
+                "trust": await trust(peer, trusted: [peer: record]),
+            ])
+        }
+        let peer = try await resolvePeer(peerText)
+        _ = try await pairing.start(with: peer)
+        let trusted = try await database.trustedPeers()
+        return .object([
+            "peer": .object([
+                "name": .string(try await peerNames()[peer] ?? peer.shortDescription), "id": .string(peer.description),
+                "shortID": .string(peer.shortDescription),
+            ]),
+            "trust": await trust(peer, trusted: trusted),
+        ])
+    }
+
+    /// `untrust {peer}`: forgets a pairing.
+    private func untrust(_ params: Params) async throws -> JSONValue {
+        let peer = try await resolvePeer(try params.required("peer"), requireSession: false)
+        guard try await pairing.untrust(peer) else {
+            throw RPCError.notFound("\(peer.shortDescription) is not paired")
+        }
+        return .object(["id": .string(peer.description), "shortID": .string(peer.shortDescription), "untrusted": true])
     }
 
     private func send(_ params: Params) async throws -> JSONValue {
@@ -285,12 +342,14 @@ struct ControlMethods: ControlHandler {
     func json(_ record: PaymentRecord) async throws -> JSONValue {
         let names = try await peerNames()
         let converted = try? await conversions.quote(record.amount)
-        return Self.json(record, peerName: names[record.peerID], converted: converted ?? nil)
+        return Self.json(
+            record, peerName: names[record.peerID], paired: await pairing.isPaired(record.peerID),
+            converted: converted ?? nil)
     }
 
-    /// The stable JSON form of a payment: `converted` is the amount in the preferred currency now, `quote` the one
-    /// stored when it was accepted.
-    static func json(_ record: PaymentRecord, peerName: String?, converted: Quote?) -> JSONValue {
+    /// The stable JSON form of a payment: `peer.trust` is `paired` or `unverified`, `converted` the amount in the
+    /// preferred currency now, `quote` the one stored when it was accepted.
+    static func json(_ record: PaymentRecord, peerName: String?, paired: Bool, converted: Quote?) -> JSONValue {
         let formatted =
             (try? record.amount.formattedAmount) ?? String(record.amountMinor)
         var object: [String: JSONValue] = [
@@ -298,6 +357,7 @@ struct ControlMethods: ControlHandler {
             "peer": .object([
                 "id": .string(record.peerID.description), "shortID": .string(record.peerID.shortDescription),
                 "name": peerName.map(JSONValue.string) ?? .null,
+                "trust": .string(paired ? "paired" : "unverified"),
             ]),
             "amount": .string(formatted), "currency": .string(record.currency), "minorUnits": .int(record.amountMinor),
             "memo": .string(record.memo), "state": .string(record.state.rawValue), "confirmed": .bool(record.confirmed),

@@ -59,15 +59,19 @@ public enum Daemon {
         let conversions = Conversions(
             rates: RatesService(database: database, provider: provider, base: base, logger: logger),
             preferred: configuration.preferredCurrency, logger: logger)
-        let engine = PaymentEngine(database: database, sessions: sessions, conversions: conversions, logger: logger)
+        let engine = PaymentEngine(
+            database: database, sessions: sessions, conversions: conversions, acceptFrom: configuration.acceptFrom,
+            logger: logger)
+        let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
         let shared = SharedState()
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()
         let peers = PeerService(
-            configuration: configuration, sessions: sessions, engine: engine, shared: shared,
+            configuration: configuration, sessions: sessions, engine: engine, pairing: pairing, shared: shared,
             broadcaster: broadcaster, readiness: readiness, conversions: conversions, logger: logger)
         let methods = ControlMethods(
-            engine: engine, sessions: sessions, database: database, configuration: configuration, shared: shared,
+            engine: engine, pairing: pairing, sessions: sessions, database: database, configuration: configuration,
+            shared: shared,
             startedAt: .now, broadcaster: broadcaster, conversions: conversions)
         let control = ControlService(
             server: ControlServer(

@@ -22,6 +22,8 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String
     /// Group allowed on the control socket besides our own user and root (socket 0660), if any.
     public var socketGroupID: UInt32?
+    /// Whose payment requests are taken: anyone's (flagged unverified unless paired), or paired peers' only.
+    public var acceptFrom: AcceptPolicy = .any
     /// The currency amounts are shown in, if the user chose one.
     public var preferredCurrency: CurrencyCode?
     /// The exchange-rate source: an ExchangeRate-API v6 URL template with `{base}` (and `{key}`).

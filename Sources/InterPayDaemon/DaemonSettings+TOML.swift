@@ -23,6 +23,7 @@ extension DaemonSettings {
         port = try reader.integer("port")
         stateDirectory = try reader.string("state_dir")
         logLevel = try reader.string("log_level")
+        acceptFrom = try reader.string("accept_from")
         socket = try reader.string("control.socket")
         socketGroup = try reader.stringOrInteger("control.group")
         discovery = try reader.bool("discovery.enabled")

@@ -13,6 +13,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var stateDirectory: String?
     /// Log level name (`log_level`).
     public var logLevel: String?
+    /// Whose payment requests are taken: `any` or `paired` (`accept_from`).
+    public var acceptFrom: String?
     /// Control socket path (`control.socket`).
     public var socket: String?
     /// Group allowed on the control socket, a name or a number (`control.group`).

@@ -28,7 +28,8 @@ public struct EffectiveConfiguration: Sendable {
     /// The flag that sets each key, for sources and messages.
     public static let flags: [String: String] = [
         "name": "--name", "listen": "--listen", "port": "--port", "state_dir": "--state-dir",
-        "log_level": "--log-level", "control.socket": "--socket", "control.group": "--socket-group",
+        "log_level": "--log-level", "accept_from": "--accept-from", "control.socket": "--socket",
+        "control.group": "--socket-group",
         "discovery.enabled": "--no-discovery", "discovery.peers": "--peer", "rates.currency": "--currency",
         "rates.url": "--rates-url",
     ]
@@ -36,7 +37,8 @@ public struct EffectiveConfiguration: Sendable {
     /// The environment variables that set keys (the first one set wins).
     public static let environmentVariables: [String: [String]] = [
         "name": ["INTERPAY_NAME"], "state_dir": ["INTERPAY_STATE_DIR", "STATE_DIRECTORY"],
-        "log_level": ["INTERPAY_LOG_LEVEL"], "control.socket": ["INTERPAY_SOCKET"],
+        "log_level": ["INTERPAY_LOG_LEVEL"], "accept_from": ["INTERPAY_ACCEPT_FROM"],
+        "control.socket": ["INTERPAY_SOCKET"],
         "rates.currency": ["INTERPAY_CURRENCY"], "rates.url": ["INTERPAY_RATES_URL"],
     ]
 
@@ -66,6 +68,7 @@ public struct EffectiveConfiguration: Sendable {
         environmentSettings.name = fromEnvironment("name")
         environmentSettings.stateDirectory = fromEnvironment("state_dir")
         environmentSettings.logLevel = fromEnvironment("log_level")
+        environmentSettings.acceptFrom = fromEnvironment("accept_from")
         environmentSettings.socket = fromEnvironment("control.socket")
         environmentSettings.currency = fromEnvironment("rates.currency")
         environmentSettings.ratesURL = fromEnvironment("rates.url")
@@ -96,6 +99,17 @@ public struct EffectiveConfiguration: Sendable {
             throw .invalidValue(
                 key: "log_level", value: logLevelText.value,
                 reason: "one of trace, debug, info, notice, warning, error, critical", source: logLevelText.source)
+        }
+        var acceptFrom = AcceptPolicy.any
+        if let acceptFromText = merger.optional("accept_from", \.acceptFrom, quoted: true) {
+            guard let policy = AcceptPolicy(rawValue: acceptFromText.value) else {
+                throw .invalidValue(
+                    key: "accept_from", value: acceptFromText.value, reason: "\"any\" or \"paired\"",
+                    source: acceptFromText.source)
+            }
+            acceptFrom = policy
+        } else {
+            merger.record("accept_from", value: "\"\(acceptFrom.rawValue)\"", source: .defaultValue)
         }
         let socket = try merger.required("control.socket", \.socket, quoted: true)
         let group = merger.optional("control.group", \.socketGroup, quoted: true)
@@ -182,6 +196,7 @@ public struct EffectiveConfiguration: Sendable {
         } catch {
             throw .invalidValue(key: "name", value: name.value, reason: error.description, source: name.source)
         }
+        configuration.acceptFrom = acceptFrom
         configuration.preferredCurrency = preferredCurrency
         configuration.ratesURLTemplate = ratesURL.value
         configuration.ratesAPIKey = apiKey

@@ -27,14 +27,20 @@ actor PaymentEngine {
 
     /// Quotes stored when a payment is accepted; nil to store none.
     private let conversions: Conversions?
+    /// Whose requests are taken (`accept_from`).
+    private let acceptFrom: AcceptPolicy
     /// Whether a ledger step is running, and who waits for the next turn (see the type's documentation).
     private var stepInProgress = false
     private var stepWaiters: [CheckedContinuation<Void, Never>] = []
 
-    init(database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil, logger: Logger) {
+    init(
+        database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil,
+        acceptFrom: AcceptPolicy = .any, logger: Logger
+    ) {
         self.database = database
         self.sessions = sessions
         self.conversions = conversions
+        self.acceptFrom = acceptFrom
         self.me = sessions.identity.peerID
         self.logger = logger
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
@@ -105,7 +111,10 @@ actor PaymentEngine {
         return record
     }
 
-    /// The ledger step of `decide`: applies the decision, commits it, and sends its frame.
+    /// The reason given when `accept_from = paired` rejects a request from a peer that is not paired.
+    static let notPairedReason = "not paired: this peer takes requests from paired peers only"
+
+    /// The ledger step of `decide`, under the step lock.
     private func decideStep(
         _ decision: Decision, paymentID: UUID, now: Timestamp
     )
@@ -113,6 +122,15 @@ actor PaymentEngine {
     {
         await beginStep()
         defer { endStep() }
+        return try await applyDecision(decision, paymentID: paymentID, now: now)
+    }
+
+    /// Applies a local decision, commits it, and sends its frame; the caller holds the step lock.
+    private func applyDecision(
+        _ decision: Decision, paymentID: UUID, now: Timestamp
+    )
+        async throws(EngineError) -> PaymentRecord
+    {
         guard var record = try await load(paymentID) else { throw .notFound("payment \(paymentID.wireString)") }
         let quote = if case .accept = decision { await acceptanceQuote(record) } else { Quote?.none }
         var lifecycle = record.lifecycle
@@ -177,7 +195,7 @@ actor PaymentEngine {
                 try await receiveAck(ack, from: peer, now: now)
             case .error(let error):
                 try await receiveError(error, from: peer)
-            case .hello, .ping, .pong, .close:
+            case .hello, .ping, .pong, .close, .pair:
                 break
             }
         } catch {
@@ -238,6 +256,15 @@ actor PaymentEngine {
                     try seen(frame.messageID, from: peer, payment: payment.id, answer: answer, now: now)
                 }))
         if let answer { await reply(answer, to: peer) }
+        if acceptFrom == .paired, try await !isPaired(peer) {
+            // accept_from = paired: the request is rejected at once, so that both ledgers say why; it is not shown
+            // to the user as a new request.
+            logger.notice(
+                "request from a peer not paired rejected (accept_from = paired)",
+                metadata: ["payment": "\(payment.id.wireString)", "payee": "\(peer.shortDescription)"])
+            _ = try? await applyDecision(.reject(reason: Self.notPairedReason), paymentID: payment.id, now: now)
+            return
+        }
         logger.info(
             "request received",
             metadata: [
@@ -392,6 +419,10 @@ actor PaymentEngine {
 
     private func load(_ id: UUID) async throws(EngineError) -> PaymentRecord? {
         do { return try await database.payment(id: id) } catch { throw .storage(error.description) }
+    }
+
+    private func isPaired(_ peer: PeerID) async throws(EngineError) -> Bool {
+        do { return try await database.trustedPeer(id: peer) != nil } catch { throw .storage(error.description) }
     }
 
     private func outbox(for peer: PeerID) async throws(EngineError) -> [OutboxRecord] {

@@ -15,6 +15,7 @@ struct PeerService: Service {
     let configuration: DaemonConfiguration
     let sessions: SessionManager
     let engine: PaymentEngine
+    let pairing: PairingCoordinator
     let shared: SharedState
     let broadcaster: EventBroadcaster
     let readiness: Readiness
@@ -63,9 +64,11 @@ struct PeerService: Service {
             }
             group.addTask { await followSessions() }
             group.addTask { await followEngine() }
+            group.addTask { await followPairing() }
             group.addTask {
                 while !Task.isCancelled {
                     await engine.tick()
+                    await pairing.tick()
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
@@ -97,7 +100,10 @@ struct PeerService: Service {
         for await event in sessions.events {
             switch event {
             case .up(let info): await engine.sessionUp(info)
-            case .down(let info, _): await engine.sessionDown(info)
+            case .down(let info, _):
+                await engine.sessionDown(info)
+                await pairing.sessionDown(info.peerID)
+            case .message(.pair(let frame), let peer): await pairing.receive(frame, from: peer)
             case .message(let message, let peer): await engine.receive(message, from: peer)
             case .refused: break
             }
@@ -114,14 +120,16 @@ struct PeerService: Service {
                     .object([
                         "event": "request-received", "at": now,
                         "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
+                            record, peerName: await name(of: record.peerID),
+                            paired: await pairing.isPaired(record.peerID), converted: await converted(record)),
                     ]))
             case .paymentUpdated(let record):
                 broadcaster.publish(
                     .object([
                         "event": "payment-updated", "at": now,
                         "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
+                            record, peerName: await name(of: record.peerID),
+                            paired: await pairing.isPaired(record.peerID), converted: await converted(record)),
                     ]))
             case .peerUp(let info), .peerDown(let info):
                 let up = if case .peerUp = event { true } else { false }
@@ -134,6 +142,37 @@ struct PeerService: Service {
                         ]),
                     ]))
             }
+        }
+    }
+
+    /// Pairing events go to `interpay watch` subscribers.
+    private func followPairing() async {
+        for await event in pairing.events {
+            var object: [String: JSONValue] = ["at": .int(Timestamp.now.secondsSince1970)]
+            let peer: PeerID
+            let name: String
+            switch event {
+            case .code(let id, let peerName, let code, let expiresAt):
+                (peer, name) = (id, peerName)
+                object["event"] = "pairing-code"
+                object["code"] = .string(code.digits)
+                object["expiresAt"] = .int(expiresAt.secondsSince1970)
+            case .paired(let id, let peerName):
+                (peer, name) = (id, peerName)
+                object["event"] = "paired"
+            case .failed(let id, let peerName, let reason):
+                (peer, name) = (id, peerName)
+                object["event"] = "pairing-failed"
+                object["reason"] = .string(reason)
+            case .locked(let id, let peerName, let until):
+                (peer, name) = (id, peerName)
+                object["event"] = "pairing-locked"
+                object["lockedUntil"] = .int(until.secondsSince1970)
+            }
+            object["peer"] = .object([
+                "name": .string(name), "id": .string(peer.description), "shortID": .string(peer.shortDescription),
+            ])
+            broadcaster.publish(.object(object))
         }
     }
 

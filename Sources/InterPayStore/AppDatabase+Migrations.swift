@@ -10,6 +10,7 @@ extension AppDatabase {
         migrator.registerMigration("v1", migrate: migrateV1)
         migrator.registerMigration("v2-rates", migrate: migrateV2Rates)
         migrator.registerMigration("v3-payment-quotes", migrate: migrateV3PaymentQuotes)
+        migrator.registerMigration("v4-trusted-peers", migrate: migrateV4TrustedPeers)
         return migrator
     }
 
@@ -218,5 +219,17 @@ extension AppDatabase {
                     SELECT RAISE(ABORT, 'a quote has a currency, an amount, a rate and a time, or nothing');
                 END;
                 """)
+    }
+
+    /// Peers paired with a verification code: trusted until the user says otherwise (`interpay untrust`).
+    private static func migrateV4TrustedPeers(_ db: Database) throws {
+        try db.create(table: "trustedPeer") { t in
+            t.primaryKey("peerID", .text)
+                .check(sql: "length(peerID) = 63")
+            t.column("name", .text).notNull()
+                .check(sql: "length(name) <= 63")
+            t.column("pairedAt", .integer).notNull()
+                .check(sql: "typeof(pairedAt) = 'integer' AND pairedAt >= 0")
+        }
     }
 }

@@ -26,11 +26,17 @@ enum Formatting {
         return text
     }
 
-    /// `in from bob` / `out to alice`.
+    /// `in from bob` / `out to alice`, flagged `[unverified]` when the peer is not paired.
     static func counterparty(_ payment: JSONValue) -> String {
+        let name = peerName(payment)
+        return payment.string("direction") == "in" ? "from \(name)" : "to \(name)"
+    }
+
+    /// The payment's peer by name, flagged `[unverified]` unless it is paired (`interpay pair`).
+    static func peerName(_ payment: JSONValue) -> String {
         let peer = payment.field("peer")
         let name = peer?.string("name", "?") ?? "?"
-        return payment.string("direction") == "in" ? "from \(name)" : "to \(name)"
+        return peer?.string("trust") == "paired" ? name : "\(name) [unverified]"
     }
 
     /// The state, with "(awaiting payee)" for an unconfirmed payer decision and the reason code when an action lost.
@@ -47,7 +53,7 @@ enum Formatting {
         for payment in payments {
             table.add(
                 String(payment.string("id").prefix(8)), payment.string("direction"),
-                payment.field("peer")?.string("name", "?") ?? "?", amount(payment), state(payment),
+                peerName(payment), amount(payment), state(payment),
                 localTime(payment.field("createdAt")?.integer), payment.string("memo"))
         }
         table.print()

@@ -10,11 +10,12 @@ struct Peers: AsyncParsableCommand {
     func run() async throws {
         let peers = try await global.call("peers")
         global.output(peers) {
-            var table = Table("NAME", "ID", "ADDRESS", "SESSION", "LAST SEEN")
+            var table = Table("NAME", "ID", "ADDRESS", "SESSION", "TRUST", "LAST SEEN")
             for peer in peers.field("peers")?.items ?? [] {
                 table.add(
                     peer.string("name", "?"), peer.string("shortID"), peer.string("address", "-"),
-                    peer.string("session"), Formatting.localTime(peer.field("lastSeen")?.integer))
+                    peer.string("session"), Pair.describe(trust: peer.field("trust")),
+                    Formatting.localTime(peer.field("lastSeen")?.integer))
             }
             table.print()
         }

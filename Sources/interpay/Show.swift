@@ -17,7 +17,7 @@ struct Show: AsyncParsableCommand {
             table.add(
                 "direction", payment.string("direction") == "in" ? "in (you are asked to pay)" : "out (you asked)")
             table.add(
-                "peer", "\(payment.field("peer")?.string("name") ?? "?") \(payment.field("peer")?.string("id") ?? "")")
+                "peer", "\(Formatting.peerName(payment)) \(payment.field("peer")?.string("id") ?? "")")
             table.add("amount", Formatting.amount(payment))
             if let quote = payment.field("quote"), quote.objectValue != nil {
                 table.add(

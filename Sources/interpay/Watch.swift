@@ -39,6 +39,22 @@ struct Watch: AsyncParsableCommand {
             guard let payment else { break }
             return "\(time)  \(Formatting.state(payment))  \(String(payment.string("id").prefix(8)))  "
                 + "\(Formatting.counterparty(payment))  \(Formatting.amount(payment))"
+        case "pairing-code":
+            let peer = event.field("peer")
+            return "\(time)  pairing  \(peer?.string("name", "?") ?? "?")  verification code "
+                + "\(Pair.grouped(event.string("code")))  (check that the peer shows the same code, then run "
+                + "'interpay pair \(peer?.string("name", "PEER") ?? "PEER") --code \(event.string("code"))'; "
+                + "valid until \(Formatting.localTime(event.field("expiresAt")?.integer)))"
+        case "paired":
+            let peer = event.field("peer")
+            return "\(time)  paired   \(peer?.string("name", "?") ?? "?")  \(peer?.string("shortID") ?? "")"
+        case "pairing-failed":
+            let peer = event.field("peer")
+            return "\(time)  pairing failed  \(peer?.string("name", "?") ?? "?")  \(event.string("reason"))"
+        case "pairing-locked":
+            let peer = event.field("peer")
+            return "\(time)  pairing locked  \(peer?.string("name", "?") ?? "?")  until "
+                + Formatting.localTime(event.field("lockedUntil")?.integer)
         case "peer-up", "peer-down":
             let peer = event.field("peer")
             return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  "

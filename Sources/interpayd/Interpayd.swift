@@ -67,6 +67,14 @@ struct Interpayd: AsyncParsableCommand {
     @Option(help: "Lowest level of log messages: trace, debug, info (default), notice, warning, error, critical.")
     var logLevel: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Whose payment requests to take: any (default; unpaired peers are flagged unverified) or paired.",
+            discussion:
+                "With 'paired', requests from peers not paired with 'interpay pair' are refused. Also $INTERPAY_ACCEPT_FROM."
+        ))
+    var acceptFrom: String?
+
     @Option(help: "Show amounts also in this currency (ISO 4217, e.g. EUR); also $INTERPAY_CURRENCY.")
     var currency: String?
 
@@ -88,6 +96,9 @@ struct Interpayd: AsyncParsableCommand {
         }
         if let name, name.isEmpty || name.unicodeScalars.count > 63 {
             throw ValidationError("--name must have 1 to 63 characters")
+        }
+        if let acceptFrom, AcceptPolicy(rawValue: acceptFrom) == nil {
+            throw ValidationError("--accept-from must be any or paired")
         }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -155,6 +166,7 @@ struct Interpayd: AsyncParsableCommand {
         flags.discovery = noDiscovery ? false : nil
         flags.peers = peers.isEmpty ? nil : peers
         flags.currency = currency
+        flags.acceptFrom = acceptFrom
         flags.ratesURL = ratesURL
 
         var defaults = DaemonSettings()

@@ -28,6 +28,8 @@ struct FrameCodecTests {
             .error(.init(code: .unsupportedVersion, message: "no common version", ref: nil)),
             .error(.init(code: .unknownPayment, message: "unknown payment", ref: message)),
             .ping(nonce: 42), .pong(nonce: UInt64(Int64.max)), .close(reason: "shutting down"),
+            .pair(.init(pairingID: message, step: .reveal, value: [UInt8](repeating: 0xA5, count: 32))),
+            .pair(.init(abort: message, reason: "too many wrong verification codes")),
         ]
     }
 

@@ -47,6 +47,7 @@ struct ConfigurationTests {
                 port = 7420
                 state_dir = "/srv/interpay"
                 log_level = "debug"
+                accept_from = "paired"
 
                 [control]
                 socket = "/run/custom.sock"
@@ -66,6 +67,7 @@ struct ConfigurationTests {
         #expect(configuration.listenHost == "127.0.0.1" && configuration.port == 7420)
         #expect(configuration.stateDirectory.path == "/srv/interpay")
         #expect(effective.logLevel == .debug)
+        #expect(configuration.acceptFrom == .paired)
         #expect(configuration.socketPath == "/run/custom.sock" && configuration.socketGroupID == 0)
         #expect(!configuration.discoveryEnabled)
         #expect(configuration.staticPeers.map(\.description) == ["192.0.2.7:7420", "[2001:db8::5]:7420"])
@@ -169,6 +171,7 @@ struct ConfigurationTests {
             ("port = 70000\n", "port", ConfigSource.file(path: path)),
             ("name = \"\"\n", "name", .file(path: path)),
             ("log_level = \"loud\"\n", "log_level", .file(path: path)),
+            ("accept_from = \"friends\"\n", "accept_from", .file(path: path)),
             ("[discovery]\npeers = [\"nohost\"]\n", "discovery.peers", .file(path: path)),
             ("[control]\ngroup = \"no-such-group-here\"\n", "control.group", .file(path: path)),
             ("[limits]\nmax_frame_bytes = 100\n", "limits.max_frame_bytes", .file(path: path)),
@@ -279,6 +282,7 @@ struct ConfigurationTests {
         }.joined(separator: "\n")
         let all = try DaemonSettings(toml: uncommented, path: example)
         #expect(all.name == "alice" && all.peers?.count == 2 && all.keepaliveInterval == 15)
+        #expect(all.acceptFrom == "any")
         #expect(all.currency == "EUR" && all.ratesTimeout == 10 && all.ratesAPIKeyVariable == "INTERPAY_RATES_API_KEY")
     }
 
@@ -291,6 +295,7 @@ struct ConfigurationTests {
         #expect(text.contains("# --port"))
         #expect(text.contains("[limits]\nkeepalive_interval = \"20s\""))
         #expect(text.contains("# \(Self.path)"))
+        #expect(text.contains("accept_from = \"any\""), "the default policy is shown")
         #expect(try #require(text.range(of: "name =")).lowerBound < #require(text.range(of: "[control]")).lowerBound)
     }
 }

@@ -25,26 +25,32 @@ func makeSessionManager(name: String, directory: TemporaryDirectory) async throw
 final class EngineHarness: Sendable {
     let sessions: SessionManager
     let engine: PaymentEngine
+    let pairing: PairingCoordinator
     let database: AppDatabase
     let port: Int
     private let directory: TemporaryDirectory
     private let tasks: Mutex<[Task<Void, Never>]>
 
-    init(name: String) async throws {
+    init(name: String, acceptFrom: AcceptPolicy = .any) async throws {
         directory = try TemporaryDirectory()
         (sessions, port) = try await makeSessionManager(name: name, directory: directory)
         database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
         var logger = Logger(label: "test.\(name).engine")
         logger.logLevel = .critical
-        let engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
+        let engine = PaymentEngine(database: database, sessions: sessions, acceptFrom: acceptFrom, logger: logger)
         self.engine = engine
+        let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
+        self.pairing = pairing
         let sessions = self.sessions
         let run = Task { _ = try? await sessions.run() }
         let follow = Task {
             for await event in sessions.events {
                 switch event {
                 case .up(let info): await engine.sessionUp(info)
-                case .down(let info, _): await engine.sessionDown(info)
+                case .down(let info, _):
+                    await engine.sessionDown(info)
+                    await pairing.sessionDown(info.peerID)
+                case .message(.pair(let frame), let peer): await pairing.receive(frame, from: peer)
                 case .message(let message, let peer): await engine.receive(message, from: peer)
                 case .refused: break
                 }
@@ -53,7 +59,21 @@ final class EngineHarness: Sendable {
         tasks = Mutex([run, follow])
     }
 
+    /// Dials `other` and waits until both sides hold the session.
+    func connect(to other: EngineHarness) async {
+        await sessions.maintainConnection(key: "peer", host: "127.0.0.1", port: other.port, expectedPeerID: other.id)
+        let (me, them) = (id, other.id)
+        await eventually("a session between the two harnesses") {
+            let mine = await self.sessions.currentSessions()
+            let theirs = await other.sessions.currentSessions()
+            return mine.contains { $0.peerID == them } && theirs.contains { $0.peerID == me }
+        }
+    }
+
     var id: PeerID { sessions.identity.peerID }
+
+    /// The ledger file, to open it a second time as a restarted daemon would.
+    var databasePath: String { directory.url.appending(path: "ledger.sqlite").path }
 
     func stop() async {
         let running = tasks.withLock { $0 }

@@ -65,6 +65,7 @@ MSG_REQ = test_uuid("message-request-1")
 MSG_CANCEL = test_uuid("message-cancel-1")
 MSG_ACCEPT = test_uuid("message-accept-1")
 MSG_REJECT = test_uuid("message-reject-1")
+PAIRING = test_uuid("pairing-1")
 
 
 def payment(amount, memo="Tacos al pastor", category=None, pid=PAY, payee=ALICE, payer=BOB,
@@ -266,6 +267,17 @@ def valid_vectors():
     add("pong", "Answer to a ping with nonce 42.", {"type": "pong", "nonce": 42})
     add("close-with-reason", "Orderly close with a reason.", {"type": "close", "reason": "shutting down"})
     add("close-empty-reason", "Orderly close with an empty reason.", {"type": "close", "reason": ""})
+    # pair (§7.9): the worked example's nonces are 32 bytes of 0x01 (initiator) and 0x02 (responder)
+    nonce_i, nonce_r = bytes([1] * 32), bytes([2] * 32)
+    commitment = hashlib.sha256(b"interpay-pairing-commit-v1" + nonce_i).hexdigest()
+    add("pair-commit", "Initiator's first pairing step: SHA-256(\"interpay-pairing-commit-v1\" || nonce).",
+        {"type": "pair", "pairingID": PAIRING, "step": "commit", "value": commitment})
+    add("pair-nonce", "Responder's nonce.", {"type": "pair", "pairingID": PAIRING, "step": "nonce",
+                                              "value": nonce_r.hex()})
+    add("pair-reveal", "Initiator reveals the nonce it committed to.",
+        {"type": "pair", "pairingID": PAIRING, "step": "reveal", "value": nonce_i.hex()})
+    add("pair-abort", "Either side ends a pairing in progress.",
+        {"type": "pair", "pairingID": PAIRING, "step": "abort", "reason": "too many wrong verification codes"})
     # exactly the maximum frame size
     base = {"type": "ping", "nonce": 7, "xPadding": ""}
     pad = MAX_FRAME - len(canonical(base))
@@ -494,6 +506,15 @@ def invalid_vectors():
     addj("pong-missing-nonce", "pong without nonce.", {"type": "pong"}, "missing-field")
     addj("close-missing-reason", "close without reason (required, may be empty).", {"type": "close"},
          "missing-field")
+    pv = {"type": "pair", "pairingID": PAIRING, "step": "nonce", "value": "02" * 32}
+    addj("pair-value-short", "pair value of 31 bytes.", dict(pv, value="02" * 31), "invalid-field")
+    addj("pair-value-uppercase", "pair value in uppercase hex (lowercase only).", dict(pv, value="AB" * 32),
+         "invalid-field")
+    addj("pair-missing-value", "pair nonce step without its value.", {k: v for k, v in pv.items() if k != "value"},
+         "missing-field")
+    addj("pair-unknown-step", "pair with an undefined step.", dict(pv, step="shout"), "invalid-field")
+    addj("pair-abort-missing-reason", "pair abort without reason.",
+         {"type": "pair", "pairingID": PAIRING, "step": "abort"}, "missing-field")
     return v
 
 

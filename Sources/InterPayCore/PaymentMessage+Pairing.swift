@@ -1,0 +1,107 @@
+public import Foundation
+
+extension PaymentMessage {
+    /// The `pair` frame: one step of pairing two peers with a short verification code (PROTOCOL.md §7.9).
+    ///
+    /// The initiator commits to a random nonce (`commit`), the responder answers with its own nonce (`nonce`), and
+    /// the initiator reveals its nonce (`reveal`). Both sides then derive the same 6-digit code from both peer IDs
+    /// and both nonces (`PairingCode`); the users compare it. `abort` ends a pairing in progress. Pairing frames
+    /// are not acknowledged or resent: a pairing that loses its session is simply started again.
+    public struct Pairing: Sendable, Hashable, Codable {
+        /// Names one pairing attempt; every step of the attempt carries it.
+        public let pairingID: UUID
+        /// Which step this frame is.
+        public let step: Step
+        /// The 32-byte value of `commit`, `nonce` and `reveal`, as 64 lowercase hex digits; absent in `abort`.
+        public let value: [UInt8]?
+        /// Why the pairing was aborted (`abort` only), at most `Limits.maxReasonLength` code points.
+        public let reason: String?
+
+        /// The steps of a pairing, in order; `abort` may come at any time.
+        public enum Step: String, Sendable, Hashable, Codable, CaseIterable {
+            case commit, nonce, reveal, abort
+        }
+
+        /// Builds a `commit`, `nonce` or `reveal` step carrying a 32-byte value.
+        public init(pairingID: UUID, step: Step, value: [UInt8]) {
+            precondition(step != .abort && value.count == 32, "a pairing value is 32 bytes, and abort has none")
+            self.pairingID = pairingID
+            self.step = step
+            self.value = value
+            self.reason = nil
+        }
+
+        /// Builds an `abort` step.
+        public init(abort pairingID: UUID, reason: String) {
+            self.pairingID = pairingID
+            self.step = .abort
+            self.value = nil
+            self.reason = String(reason.unicodeScalars.prefix(Limits.maxReasonLength))
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case pairingID, step, value, reason
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.pairingID = try container.decode(UUID.self, forKey: .pairingID)
+            self.step = try container.decode(Step.self, forKey: .step)
+            // Members a step does not define are ignored, like every unknown member (PROTOCOL.md §14).
+            if step == .abort {
+                self.value = nil
+                self.reason = try container.decodeText(forKey: .reason, length: 0...Limits.maxReasonLength)
+            } else {
+                let hex = try container.decode(String.self, forKey: .value)
+                guard let bytes = Self.bytes(fromHex: hex), bytes.count == 32 else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .value, in: container, debugDescription: "value must be 64 lowercase hex digits")
+                }
+                self.value = bytes
+                self.reason = nil
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(pairingID.wireString, forKey: .pairingID)
+            try container.encode(step, forKey: .step)
+            try container.encodeIfPresent(value.map(Self.hex), forKey: .value)
+            try container.encodeIfPresent(reason, forKey: .reason)
+        }
+
+        /// Lowercase hex digits of `bytes`.
+        static func hex(_ bytes: [UInt8]) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            text.reserveCapacity(bytes.count * 2)
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+
+        /// The bytes of an even-length string of lowercase hex digits, or nil.
+        static func bytes(fromHex text: String) -> [UInt8]? {
+            let utf8 = Array(text.utf8)
+            guard utf8.count.isMultiple(of: 2) else { return nil }
+            func nibble(_ c: UInt8) -> UInt8? {
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+                default: nil
+                }
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(utf8.count / 2)
+            var index = 0
+            while index < utf8.count {
+                guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+                bytes.append(high << 4 | low)
+                index += 2
+            }
+            return bytes
+        }
+    }
+}

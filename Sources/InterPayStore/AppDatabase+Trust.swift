@@ -1,0 +1,33 @@
+public import InterPayCore
+
+extension AppDatabase {
+    /// Records that the local user paired with `peerID` (again: the newer pairing replaces the older).
+    public func trust(_ record: TrustedPeerRecord) async throws(StoreError) {
+        try await write("trust peer \(record.peerID.shortDescription)") { db in
+            try record.upsert(db)
+        }
+    }
+
+    /// Forgets the pairing with `peerID`; false if it was not paired.
+    @discardableResult
+    public func untrust(_ peerID: PeerID) async throws(StoreError) -> Bool {
+        try await write("untrust peer \(peerID.shortDescription)") { db in
+            try TrustedPeerRecord.deleteOne(db, key: peerID.description)
+        }
+    }
+
+    /// The pairing with `peerID`, if it is paired.
+    public func trustedPeer(id peerID: PeerID) async throws(StoreError) -> TrustedPeerRecord? {
+        try await read("read trust of \(peerID.shortDescription)") { db in
+            try TrustedPeerRecord.fetchOne(db, key: peerID.description)
+        }
+    }
+
+    /// Every paired peer, keyed by ID.
+    public func trustedPeers() async throws(StoreError) -> [PeerID: TrustedPeerRecord] {
+        let records = try await read("list trusted peers") { db in
+            try TrustedPeerRecord.fetchAll(db)
+        }
+        return Dictionary(records.map { ($0.peerID, $0) }, uniquingKeysWith: { _, newer in newer })
+    }
+}

@@ -1,0 +1,30 @@
+public import GRDB
+public import InterPayCore
+
+/// A peer paired with a verification code (`trustedPeer`): trusted until it is untrusted.
+public struct TrustedPeerRecord: Sendable, Hashable, Codable {
+    /// The peer's identity: what the pairing proved.
+    public var peerID: PeerID
+    /// Its display name when it was paired (names are chosen by peers; the ID is what counts).
+    public var name: String
+    /// When the local user confirmed the code.
+    public var pairedAt: Timestamp
+
+    /// Describes a peer paired at `pairedAt`.
+    public init(peerID: PeerID, name: String, pairedAt: Timestamp) {
+        self.peerID = peerID
+        self.name = String(name.unicodeScalars.prefix(Limits.maxNameLength))
+        self.pairedAt = pairedAt
+    }
+}
+
+extension TrustedPeerRecord: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "trustedPeer"
+
+    /// The table's columns, for queries.
+    public enum Columns {
+        public static let peerID = Column(CodingKeys.peerID)
+        public static let name = Column(CodingKeys.name)
+        public static let pairedAt = Column(CodingKeys.pairedAt)
+    }
+}
