@@ -125,6 +125,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `make bench`: the engine measured in-process against its physical baselines (README, "Performance").
+        .executableTarget(
+            name: "interpay-bench",
+            dependencies: [
+                "InterPayCore", "InterPayDaemon", "InterPayStore", "InterPayTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .target(

@@ -1,3 +1,4 @@
+import Foundation
 import InterPayStore
 import InterPayTransport
 
@@ -11,4 +12,6 @@ enum EngineEvent: Sendable {
     case peerUp(SessionInfo)
     /// A session went down.
     case peerDown(SessionInfo)
+    /// The peer's ack of one of our frames was committed: the frame left the outbox.
+    case delivered(paymentID: UUID, messageID: UUID)
 }

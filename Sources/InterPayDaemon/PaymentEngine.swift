@@ -328,6 +328,7 @@ actor PaymentEngine {
         } else {
             try await commit(change)
         }
+        eventContinuation.yield(.delivered(paymentID: ack.paymentID, messageID: ack.ackedID))
     }
 
     private func receiveError(_ error: PaymentMessage.ErrorFrame, from peer: PeerID) async throws(EngineError) {

@@ -131,6 +131,8 @@ struct PeerService: Service {
                             record, peerName: await name(of: record.peerID),
                             paired: await pairing.isPaired(record.peerID), converted: await converted(record)),
                     ]))
+            case .delivered:
+                break
             case .peerUp(let info), .peerDown(let info):
                 let up = if case .peerUp = event { true } else { false }
                 broadcaster.publish(

@@ -3,7 +3,7 @@ import Foundation
 import InterPayCore
 import Logging
 import NIOCore
-import NIOSSL
+package import NIOSSL
 
 /// Verifies the peer's TLS certificate the InterPay way: no certificate authorities, the key is the identity.
 ///
@@ -38,7 +38,7 @@ struct PeerVerifier: Sendable {
 
 extension TLSConfiguration {
     /// TLS 1.3 only, our certificate and key, the peer's certificate required and checked by `PeerVerifier`.
-    static func interPay(identity: Identity, server: Bool) -> TLSConfiguration {
+    package static func interPay(identity: Identity, server: Bool) -> TLSConfiguration {
         var configuration =
             server
             ? TLSConfiguration.makeServerConfiguration(

@@ -1,0 +1,62 @@
+import Foundation
+import InterPayCore
+import InterPayDaemon
+
+/// Two payment engines in this process, each with its own ledger file and TLS listener on loopback, and a session
+/// between them: the daemon's payment path without its control socket or discovery.
+struct EngineBenchmarks {
+    let payee: PaymentNode
+    let payer: PaymentNode
+
+    static func start(directory: URL) async throws -> EngineBenchmarks {
+        let payee = try await PaymentNode(name: "bench-payee", directory: directory.appending(path: "payee"))
+        let payer = try await PaymentNode(name: "bench-payer", directory: directory.appending(path: "payer"))
+        await payee.connect(to: payer)
+        return EngineBenchmarks(payee: payee, payer: payer)
+    }
+
+    func stop() async {
+        await payee.stop()
+        await payer.stop()
+    }
+
+    /// One request round trip in milliseconds: from the payee's `request` (commit, send) until the payer's ack is
+    /// committed on the payee — three durable commits and one network round trip.
+    func roundTrip() async throws -> Double {
+        let amount = Money(minorUnits: 1_250, currency: try CurrencyCode("MXN"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let id = try await payee.request(from: payer.id, amount: amount, memo: "Tacos al pastor")
+        await payee.delivered(id)
+        return (clock.now - start).milliseconds
+    }
+
+    /// Sustained durable requests per second with `senders` concurrent senders, each sending its next request once
+    /// its previous one is acknowledged, for `duration`; one sample per run.
+    func sustained(senders: Int, duration: Duration, runs: Int) async throws -> Samples {
+        let amount = Money(minorUnits: 500, currency: try CurrencyCode("EUR"))
+        var samples: [Double] = []
+        for _ in 0..<runs {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let deadline = start + duration
+            let completed = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<senders {
+                    group.addTask {
+                        var count = 0
+                        while clock.now < deadline {
+                            let id = try await payee.request(from: payer.id, amount: amount, memo: "")
+                            await payee.delivered(id)
+                            count += 1
+                        }
+                        return count
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            let elapsed = (clock.now - start).milliseconds / 1_000
+            samples.append(Double(completed) / elapsed)
+        }
+        return Samples(samples)
+    }
+}

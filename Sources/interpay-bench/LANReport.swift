@@ -1,0 +1,40 @@
+import Foundation
+
+/// The figures of `scripts/bench-lan --json` (discovery, CLI wall time, memory, scale), read into this report.
+enum LANReport {
+    private struct File: Decodable {
+        var figures: [Entry]
+    }
+
+    private struct Entry: Decodable {
+        var name: String
+        var unit: String
+        var samples: [Double]
+        var baseline: Reference?
+        var target: String?
+    }
+
+    private struct Reference: Decodable {
+        var name: String
+        var samples: [Double]
+    }
+
+    static func figures(fromFileAt path: String) throws -> [Figure] {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw BenchError.failed("cannot read \(path): \(error.localizedDescription)")
+        }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: data) } catch {
+            throw BenchError.failed("\(path) is not a bench-lan report: \(error)")
+        }
+        return file.figures.map { entry in
+            var figure = Figure(
+                name: entry.name, unit: entry.unit, statistic: "p50", samples: Samples(entry.samples),
+                baseline: entry.baseline.map { .init(name: $0.name, samples: Samples($0.samples)) },
+                target: entry.target ?? "—")
+            figure.met = InterpayBench.meets(figure)
+            return figure
+        }
+    }
+}
