@@ -12,9 +12,12 @@ import Logging
 /// before the answer is sent; unacknowledged frames are resent in order whenever a session with the peer comes up;
 /// a duplicate frame gets the stored answer again and changes nothing.
 ///
-/// Every ledger step (load a payment, run its lifecycle, commit, send) holds the step lock: the actor alone is not
-/// enough, since it is reentrant at each database await, and two steps on one payment (a local cancel and an
-/// incoming accept, two local decisions, an expiry tick) could otherwise interleave and the later write win.
+/// Every ledger step (load a payment, run its lifecycle, commit, send) waits for its turn in the `StepQueue`: the
+/// actor alone is not enough, since it is reentrant at each database await, and two steps on one payment (a local
+/// cancel and an incoming accept, two local decisions) could otherwise interleave and the later write win. Steps on
+/// different payments run at once, so that their commits share a disk flush (`AppDatabase.apply` commits what
+/// arrives together in one transaction); session-up, expiry and `error` frames run alone. Incoming frames are
+/// admitted in arrival order (`admit`) and may then run concurrently (`receive(_:from:ticket:)`).
 actor PaymentEngine {
     private let database: AppDatabase
     private let sessions: SessionManager
@@ -29,9 +32,11 @@ actor PaymentEngine {
     private let conversions: Conversions?
     /// Whose requests are taken (`accept_from`).
     private let acceptFrom: AcceptPolicy
-    /// Whether a ledger step is running, and who waits for the next turn (see the type's documentation).
-    private var stepInProgress = false
-    private var stepWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Which ledger steps run and which wait (see the type's documentation).
+    private var steps = StepQueue()
+    /// Steps admitted before they started waiting, and steps waiting for admission.
+    private var admittedSteps: Set<StepQueue.Ticket> = []
+    private var stepWaiters: [StepQueue.Ticket: CheckedContinuation<Void, Never>] = [:]
 
     init(
         database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil,
@@ -53,15 +58,16 @@ actor PaymentEngine {
         from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
         now: Timestamp = .now
     ) async throws(EngineError) -> PaymentRecord {
-        await beginStep()
-        defer { endStep() }
+        let paymentID = UUID()
+        let ticket = await beginStep(.payment(paymentID))
+        defer { endStep(ticket) }
         guard await sessions.currentSessions().contains(where: { $0.peerID == payer }) else {
             throw .peerUnreachable(payer.shortDescription)
         }
         let payment: PaymentRequest
         do {
             payment = try PaymentRequest(
-                id: UUID(), payee: me, payer: payer, amount: amount, memo: memo, category: category, createdAt: now,
+                id: paymentID, payee: me, payer: payer, amount: amount, memo: memo, category: category, createdAt: now,
                 expiresAt: now.adding(seconds: seconds))
         } catch {
             throw .invalid(error.description)
@@ -74,10 +80,10 @@ actor PaymentEngine {
             events: [
                 .init(paymentID: payment.id, at: now, from: nil, to: .pending, cause: .created, messageID: messageID)
             ])
-        let outgoing = try outboxRecords(for: actions, payment: record, now: now)
+        let outgoing = try outboxRecords(for: actions, payment: record, now: now, sending: true)
         change.outbox = outgoing
         try await commit(change)
-        await transmit(outgoing.map(\.messageID), to: payer, now: now)
+        await transmit(outgoing, to: payer, now: now)
         logger.info(
             "request sent",
             metadata: [
@@ -120,8 +126,8 @@ actor PaymentEngine {
     )
         async throws(EngineError) -> PaymentRecord
     {
-        await beginStep()
-        defer { endStep() }
+        let ticket = await beginStep(.payment(paymentID))
+        defer { endStep(ticket) }
         return try await applyDecision(decision, paymentID: paymentID, now: now)
     }
 
@@ -152,7 +158,8 @@ actor PaymentEngine {
             if record.state == .accepted { record.storeAcceptanceQuote(quote) }
             change.payment = record
         }
-        let outgoing = try outboxRecords(for: actions, payment: record, now: now)
+        let connected = await sessions.currentSessions().contains { $0.peerID == record.peerID }
+        let outgoing = try outboxRecords(for: actions, payment: record, now: now, sending: connected)
         change.outbox = outgoing
         if !change.isEmpty { try await commit(change) }
         if !change.events.isEmpty { publish(record) }
@@ -164,16 +171,35 @@ actor PaymentEngine {
                 }
             }
         }
-        await transmit(outgoing.map(\.messageID), to: record.peerID, now: now)
+        await transmit(outgoing, to: record.peerID, now: now)
         return record
     }
 
     // MARK: Frames from peers
 
-    /// Handles one frame from `peer` (everything but the transport's own frames).
+    /// Handles one frame from `peer` (everything but the transport's own frames), after the frames admitted before
+    /// it on the same payment.
     func receive(_ message: PaymentMessage, from peer: PeerID, now: Timestamp = .now) async {
-        await beginStep()
-        defer { endStep() }
+        await receive(message, from: peer, ticket: admit(message), now: now)
+    }
+
+    /// Takes a frame's place in line: frames on one payment are processed in the order they were admitted, so the
+    /// session's reader admits each frame as it arrives and may then run `receive(_:from:ticket:)` concurrently.
+    func admit(_ message: PaymentMessage) -> StepQueue.Ticket {
+        let scope: StepQueue.Scope =
+            switch message {
+            case .error: .everything  // it may end the retransmission of any frame
+            default: message.paymentID.map(StepQueue.Scope.payment) ?? .everything
+            }
+        return enqueueStep(scope)
+    }
+
+    /// Handles one admitted frame from `peer` when its turn comes.
+    func receive(
+        _ message: PaymentMessage, from peer: PeerID, ticket: StepQueue.Ticket, now: Timestamp = .now
+    ) async {
+        await waitForTurn(ticket)
+        defer { endStep(ticket) }
         do {
             switch message {
             case .request(let request):
@@ -347,15 +373,15 @@ actor PaymentEngine {
 
     /// A session came up: remember the peer and resend everything it has not acknowledged, in order.
     func sessionUp(_ info: SessionInfo, now: Timestamp = .now) async {
-        await beginStep()
-        defer { endStep() }
+        let ticket = await beginStep(.everything)
+        defer { endStep(ticket) }
         do {
             try await database.upsertPeer(info.peerID, name: info.name, address: info.remoteAddress, seenAt: now)
             let pending = try await database.outbox(peerID: info.peerID)
             if !pending.isEmpty {
                 logger.info(
                     "resending unacknowledged frames", metadata: ["peer": "\(info.name)", "count": "\(pending.count)"])
-                await transmit(pending.map(\.messageID), to: info.peerID, now: now)
+                await resend(pending, to: info.peerID, now: now)
             }
         } catch {
             logger.error("ledger error on session up", metadata: ["error": "\(error)"])
@@ -371,8 +397,8 @@ actor PaymentEngine {
 
     /// Expires what is due and stops resending what expired.
     func tick(now: Timestamp = .now) async {
-        await beginStep()
-        defer { endStep() }
+        let ticket = await beginStep(.everything)
+        defer { endStep(ticket) }
         do {
             for var record in try await database.pendingPayments() where record.expiresAt <= now {
                 var lifecycle = record.lifecycle
@@ -399,18 +425,38 @@ actor PaymentEngine {
         return await conversions.cachedQuote(amount)
     }
 
-    /// Waits for the step lock (see the type's documentation). Every caller must `endStep()`, e.g. in a `defer`.
-    private func beginStep() async {
-        while stepInProgress {
-            await withCheckedContinuation { stepWaiters.append($0) }
-        }
-        stepInProgress = true
+    /// Enqueues a step and waits for its turn (see the type's documentation). Every caller must `endStep(_:)` the
+    /// ticket, e.g. in a `defer`.
+    private func beginStep(_ scope: StepQueue.Scope) async -> StepQueue.Ticket {
+        let ticket = enqueueStep(scope)
+        await waitForTurn(ticket)
+        return ticket
     }
 
-    /// Releases the step lock and wakes the next waiter.
-    private func endStep() {
-        stepInProgress = false
-        if !stepWaiters.isEmpty { stepWaiters.removeFirst().resume() }
+    private func enqueueStep(_ scope: StepQueue.Scope) -> StepQueue.Ticket {
+        let (ticket, admitted) = steps.enqueue(scope)
+        start(admitted)
+        return ticket
+    }
+
+    private func waitForTurn(_ ticket: StepQueue.Ticket) async {
+        if admittedSteps.remove(ticket) != nil { return }
+        await withCheckedContinuation { stepWaiters[ticket] = $0 }
+    }
+
+    /// Ends a step and starts the steps its end admits.
+    private func endStep(_ ticket: StepQueue.Ticket) {
+        start(steps.finish(ticket))
+    }
+
+    private func start(_ tickets: [StepQueue.Ticket]) {
+        for ticket in tickets {
+            if let waiter = stepWaiters.removeValue(forKey: ticket) {
+                waiter.resume()
+            } else {
+                admittedSteps.insert(ticket)
+            }
+        }
     }
 
     /// Returns at once: an answer shows the engine is not stuck (the systemd watchdog asks before each ping).
@@ -487,8 +533,10 @@ actor PaymentEngine {
 
     /// Outbox rows for the frames the actions send. Requests and cancels are resent until the payment expires; a
     /// payer's accept or reject until the payee answers.
+    /// `sending`: a session is up and the frames are sent right after the commit, so they are stored as sent once
+    /// (no second write to record it; if the session fails meanwhile, the next session-up resends them anyway).
     private func outboxRecords(
-        for actions: [PaymentLifecycle.Action], payment: PaymentRecord, now: Timestamp
+        for actions: [PaymentLifecycle.Action], payment: PaymentRecord, now: Timestamp, sending: Bool = false
     )
         throws(EngineError) -> [OutboxRecord]
     {
@@ -501,9 +549,13 @@ actor PaymentEngine {
                 }
             guard let messageID = message.messageID else { continue }
             do {
-                records.append(
-                    try OutboxRecord(
-                        message: message, to: payment.peerID, createdAt: now, retryUntil: retryUntil, codec: codec))
+                var record = try OutboxRecord(
+                    message: message, to: payment.peerID, createdAt: now, retryUntil: retryUntil, codec: codec)
+                if sending {
+                    record.attempts = 1
+                    record.lastSentAt = now
+                }
+                records.append(record)
             } catch {
                 throw .storage(error.description)
             }
@@ -527,16 +579,29 @@ actor PaymentEngine {
         return nil
     }
 
-    /// Sends outbox frames (already committed) to `peer` if a session is up; they stay queued otherwise.
-    private func transmit(_ messageIDs: [UUID], to peer: PeerID, now: Timestamp) async {
-        guard !messageIDs.isEmpty, let pending = try? await database.outbox(peerID: peer) else { return }
-        var sent: [UUID] = []
-        // Frames never sent go out first, in order, so a cancel never overtakes its own unsent request.
-        for record in pending where record.lastSentAt == nil || messageIDs.contains(record.messageID) {
+    /// Sends newly committed outbox frames to `peer` if a session is up; they stay queued otherwise. Frames never
+    /// sent go out first, in order, so that a cancel never overtakes its own unsent request.
+    private func transmit(_ records: [OutboxRecord], to peer: PeerID, now: Timestamp) async {
+        guard !records.isEmpty else { return }
+        let fresh = Set(records.map(\.messageID))
+        let unsent = (try? await database.unsentOutbox(peerID: peer)) ?? []
+        let recorded = Set(records.filter { $0.lastSentAt != nil }.map(\.messageID))
+        await resend(
+            unsent.filter { !fresh.contains($0.messageID) } + records, to: peer, now: now, recorded: recorded)
+    }
+
+    /// Hands outbox frames to the session with `peer`, in order, and records the attempts (except those `recorded`
+    /// with the commit that queued them).
+    private func resend(
+        _ records: [OutboxRecord], to peer: PeerID, now: Timestamp, recorded: Set<UUID> = []
+    ) async {
+        var unrecorded: [UUID] = []
+        for record in records {
             guard let message = try? record.message else { continue }
-            if await sessions.send(message, to: peer) { sent.append(record.messageID) }
+            guard await sessions.send(message, to: peer) else { break }
+            if !recorded.contains(record.messageID) { unrecorded.append(record.messageID) }
         }
-        if !sent.isEmpty { try? await database.markSent(messageIDs: sent, at: now) }
+        if !unrecorded.isEmpty { try? await database.markSent(messageIDs: unrecorded, at: now) }
     }
 
     private func reply(_ message: PaymentMessage, to peer: PeerID) async {

@@ -32,16 +32,7 @@ package final class PaymentNode: Sendable {
         engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
         let (sessions, engine) = (self.sessions, self.engine)
         let run = Task { _ = try? await sessions.run() }
-        let follow = Task {
-            for await event in sessions.events {
-                switch event {
-                case .up(let info): await engine.sessionUp(info)
-                case .down(let info, _): await engine.sessionDown(info)
-                case .message(let message, let peer): await engine.receive(message, from: peer)
-                case .refused: break
-                }
-            }
-        }
+        let follow = Task { await SessionEventRouter(engine: engine, pairing: nil).run(sessions.events) }
         let deliveries = self.deliveries
         let watch = Task {
             for await event in engine.events {

@@ -95,19 +95,9 @@ struct PeerService: Service {
         }
     }
 
-    /// Session events go to the payment engine.
+    /// Session events go to the payment engine and to pairing.
     private func followSessions() async {
-        for await event in sessions.events {
-            switch event {
-            case .up(let info): await engine.sessionUp(info)
-            case .down(let info, _):
-                await engine.sessionDown(info)
-                await pairing.sessionDown(info.peerID)
-            case .message(.pair(let frame), let peer): await pairing.receive(frame, from: peer)
-            case .message(let message, let peer): await engine.receive(message, from: peer)
-            case .refused: break
-            }
-        }
+        await SessionEventRouter(engine: engine, pairing: pairing).run(sessions.events)
     }
 
     /// Engine events go to `interpay watch` subscribers.

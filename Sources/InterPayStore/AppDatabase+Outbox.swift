@@ -13,6 +13,17 @@ extension AppDatabase {
         }
     }
 
+    /// The frames for `peerID` never handed to a session, in `seq` order.
+    public func unsentOutbox(peerID: PeerID) async throws(StoreError) -> [OutboxRecord] {
+        try await read("read the unsent outbox of \(peerID.shortDescription)") { db in
+            try OutboxRecord
+                .filter(OutboxRecord.Columns.peerID == peerID.description)
+                .filter(OutboxRecord.Columns.lastSentAt == nil)
+                .order(OutboxRecord.Columns.seq)
+                .fetchAll(db)
+        }
+    }
+
     /// The peers that have frames waiting in the outbox (they are worth dialing), sorted by their text form.
     public func peersWithOutbox() async throws(StoreError) -> [PeerID] {
         let texts = try await read("list peers with queued frames") { db in

@@ -43,19 +43,7 @@ final class EngineHarness: Sendable {
         self.pairing = pairing
         let sessions = self.sessions
         let run = Task { _ = try? await sessions.run() }
-        let follow = Task {
-            for await event in sessions.events {
-                switch event {
-                case .up(let info): await engine.sessionUp(info)
-                case .down(let info, _):
-                    await engine.sessionDown(info)
-                    await pairing.sessionDown(info.peerID)
-                case .message(.pair(let frame), let peer): await pairing.receive(frame, from: peer)
-                case .message(let message, let peer): await engine.receive(message, from: peer)
-                case .refused: break
-                }
-            }
-        }
+        let follow = Task { await SessionEventRouter(engine: engine, pairing: pairing).run(sessions.events) }
         tasks = Mutex([run, follow])
     }
 
