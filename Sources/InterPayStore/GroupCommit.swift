@@ -29,6 +29,9 @@ final class GroupCommit<Change: Sendable, Outcome: Sendable>: Sendable {
         self.write = write
     }
 
+    /// Changes waiting for the next write.
+    var queuedCount: Int { state.withLock { $0.queue.count } }
+
     /// Commits `change`, alone or with others; returns its outcome.
     func commit(_ change: Change) async -> Outcome {
         let leadsNow = state.withLock { state in
