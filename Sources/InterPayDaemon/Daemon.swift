@@ -29,7 +29,8 @@ public enum Daemon {
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
-                    keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize),
+                    keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
+                    maxUnauthenticated: configuration.maxUnauthenticated),
                 logger: logger)
         } catch {
             throw .transport(error.description)
@@ -59,7 +60,11 @@ public enum Daemon {
         let conversions = Conversions(
             rates: RatesService(database: database, provider: provider, base: base, logger: logger),
             preferred: configuration.preferredCurrency, logger: logger)
-        let engine = PaymentEngine(database: database, sessions: sessions, conversions: conversions, logger: logger)
+        let engine = PaymentEngine(
+            database: database, sessions: sessions, conversions: conversions,
+            requestLimits: .init(
+                maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute),
+            logger: logger)
         let shared = SharedState()
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()

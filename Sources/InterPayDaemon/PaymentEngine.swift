@@ -30,8 +30,14 @@ actor PaymentEngine {
     /// Whether a ledger step is running, and who waits for the next turn (see the type's documentation).
     private var stepInProgress = false
     private var stepWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Per-peer limits on incoming requests (pending at once, per minute).
+    private var requestLimiter: RequestLimiter
 
-    init(database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil, logger: Logger) {
+    init(
+        database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil,
+        requestLimits: RequestLimiter.Limits = .init(), logger: Logger
+    ) {
+        self.requestLimiter = RequestLimiter(limits: requestLimits)
         self.database = database
         self.sessions = sessions
         self.conversions = conversions
@@ -199,6 +205,7 @@ actor PaymentEngine {
         async throws(EngineError)
     {
         if try await answerDuplicate(frame.messageID, from: peer) { return }
+        if try await refusedByLimits(frame, from: peer, now: now) { return }
         let payment = frame.payment
         guard payment.payee == peer, payment.payer == me else {
             await reply(
@@ -313,6 +320,38 @@ actor PaymentEngine {
         if try await outbox(for: peer).contains(where: { $0.messageID == ref }) {
             try await commit(LedgerChange(removeFromOutbox: [ref]))
         }
+    }
+
+    /// Answers `error` `limit-exceeded` and returns true when a request from `peer` is over its limits (see
+    /// `RequestLimiter`). The refused request is neither stored nor remembered as seen, so the peer's resend can
+    /// succeed later. A request for a payment already stored does not count as pending.
+    private func refusedByLimits(
+        _ frame: PaymentMessage.Request, from peer: PeerID, now: Timestamp
+    ) async throws(EngineError) -> Bool {
+        var pending = 0
+        if try await load(frame.payment.id) == nil {
+            do {
+                pending = try await database.payments(
+                    filter: PaymentFilter(state: .pending, role: .payer, peerID: peer)
+                )
+                .count { $0.expiresAt > now }
+            } catch {
+                throw .storage(error.description)
+            }
+        }
+        guard let verdict = requestLimiter.admit(from: peer, pending: pending, now: now) else { return false }
+        if let unlogged = verdict.log {
+            logger.notice(
+                "request refused: \(verdict.refusal)",
+                metadata: [
+                    "peer": "\(peer.shortDescription)", "message": "\(frame.messageID.wireString)",
+                    "unlogged": "\(unlogged)",
+                ])
+        }
+        await reply(
+            .error(.init(code: .limitExceeded, message: "\(verdict.refusal); resend later", ref: frame.messageID)),
+            to: peer)
+        return true
     }
 
     // MARK: Sessions and time
