@@ -444,6 +444,8 @@ class Prober:
                           raw=True)
         self.expect_error(conn, frame_bytes(b'{"type":"ping","nonce":1} {"type":"ping","nonce":2}'),
                           "malformed-frame", "two JSON values in one frame", raw=True)
+        self.expect_error(conn, frame_bytes(b'{"type":"ping","nonce":1,"nonce":2}'), "malformed-frame",
+                          "duplicate member names", raw=True)
         self.expect_error(conn, {"nonce": 1}, "malformed-frame", "no type member")
         self.expect_error(conn, {"type": "payment", "messageID": mid}, "unknown-type", "an unknown type")
         self.expect_error(conn, {"type": "Ping", "nonce": 1}, "unknown-type", "a type in the wrong case")
