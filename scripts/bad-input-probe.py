@@ -429,7 +429,7 @@ class Prober:
         mid = str(uuid.uuid4())
         body = canonical(request_frame(self.me["id"], self.d.id, message_id=mid, memo="MEMO"))
         self.expect_error(conn, frame_bytes(body.replace(b"MEMO", b"\xff\xfe")), "malformed-frame",
-                          "invalid UTF-8 in a memo", raw=True)
+                          "invalid UTF-8 in a memo", ref=mid, raw=True)
         self.expect_error(conn, frame_bytes(body.replace(b"MEMO", b"\xc0\xaf")), "malformed-frame",
                           "an overlong UTF-8 form", raw=True)
         self.expect_error(conn, frame_bytes(body.replace(b"MEMO", b"\xed\xa0\x80")), "malformed-frame",
@@ -507,8 +507,8 @@ class Prober:
         bad("amount 2^64 + 1", minor=2**64 + 1)
         frame = request_frame(me, them)
         body = canonical(frame).replace(b'"minorUnits":1250', b'"minorUnits":1e400')
-        # 1e400 is valid JSON but beyond what the lenient header reader parses, so no ref is required here.
-        self.expect_error(conn, frame_bytes(body), "malformed-frame", "amount 1e400", raw=True)
+        self.expect_error(conn, frame_bytes(body), "malformed-frame", "amount 1e400", ref=frame["messageID"],
+                          raw=True)
         bad("a fractional amount 12.5", minor=12.5)
         bad("unknown currency XYZ", currency="XYZ")
         bad("lowercase currency mxn", currency="mxn")

@@ -91,7 +91,7 @@ public struct FrameCodec: Sendable {
         } catch {
             throw .invalidJSON(String(describing: error))
         }
-        if let name = DuplicateMemberScan.firstDuplicate(in: data) {
+        if let name = JSONMemberScan.firstDuplicate(in: data) {
             throw .invalidJSON("duplicate member name '\(name.prefix(40))'")
         }
         return message

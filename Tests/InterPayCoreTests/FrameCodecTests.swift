@@ -76,6 +76,23 @@ struct FrameCodecTests {
         #expect(try Self.codec.decodeBody(Array(body.utf8)).type == .hello)
     }
 
+    @Test("the header of a body Foundation cannot parse is still read: 1e400, invalid UTF-8; not from an array")
+    func lenientHeader() {
+        let id = "6be2017a-666d-4920-9eb1-81b0ef6a6207"
+        let huge = #"{"payment":{"type":"x","amount":{"minorUnits":1e400}},"type":"request","messageID":"\#(id)"}"#
+        #expect(
+            FrameHeader(lenientlyReading: Array(huge.utf8))
+                == FrameHeader(type: "request", messageID: UUID(uuidString: id)))
+        let badUTF8 =
+            Array(#"{"type":"request","messageID":"\#(id)","memo":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+        #expect(FrameHeader(lenientlyReading: badUTF8) == FrameHeader(type: "request", messageID: UUID(uuidString: id)))
+        #expect(
+            FrameHeader(lenientlyReading: Array(#"["type","request"]"#.utf8)) == FrameHeader(type: nil, messageID: nil))
+        #expect(
+            FrameHeader(lenientlyReading: Array(#"{"type":1,"x":"request"}"#.utf8))
+                == FrameHeader(type: nil, messageID: nil))
+    }
+
     @Test("the length prefix is checked before anything is buffered")
     func oversizeFromPrefix() throws {
         #expect(throws: FrameError.oversize(length: 0xFFFF_FFFF, limit: 65_536)) {

@@ -1,10 +1,11 @@
-/// Finds an object with two members of the same name in a JSON text (PROTOCOL.md §5.2: receivers SHOULD reject
-/// such a frame as `invalid-json`, since parsers disagree on which of the two counts).
+/// Member-level facts about a JSON text that Foundation's parsers do not give: an object with two members of the
+/// same name (PROTOCOL.md §5.2: receivers SHOULD reject such a frame as `invalid-json`, since parsers disagree on
+/// which of the two counts), and the top-level string members of a body that Foundation cannot parse at all (a
+/// number like `1e400`, invalid UTF-8), so that an error can still name the frame's `messageID` (§13.2).
 ///
-/// Foundation's decoders silently keep one of the two, so the codec scans the body itself after it decoded. Names
-/// are compared after unescaping (`"a"` and `"\u0061"` are the same name), code point by code point. The scan
-/// expects text that already parsed as JSON; on anything else it returns nil or a meaningless name, never traps.
-enum DuplicateMemberScan {
+/// Names are compared after unescaping (`"a"` and `"\u0061"` are the same name), code point by code point. The scan
+/// never traps, whatever the input; on text that is not JSON its answers are best effort.
+enum JSONMemberScan {
     /// The first name that occurs twice in one object, or nil.
     static func firstDuplicate(in body: some Collection<UInt8>) -> String? {
         let bytes = Array(body)
@@ -38,6 +39,48 @@ enum DuplicateMemberScan {
             index += 1
         }
         return nil
+    }
+
+    /// The string members of the top-level object, first occurrence of each name; empty if the text is not an
+    /// object.
+    static func topLevelStrings(in body: some Collection<UInt8>) -> [String: String] {
+        let bytes = Array(body)
+        var members: [String: String] = [:]
+        var depth = 0
+        var topIsObject = false
+        var expectingName = false
+        var name: String?
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 0 { topIsObject = bytes[index] == UInt8(ascii: "{") }
+                depth += 1
+                expectingName = depth == 1 && topIsObject
+                if depth == 2 { name = nil }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                expectingName = false
+            case UInt8(ascii: ","):
+                expectingName = depth == 1 && topIsObject
+                name = nil
+            case UInt8(ascii: "\""):
+                let (text, end) = string(in: bytes, from: index + 1)
+                if depth == 1, topIsObject {
+                    if expectingName {
+                        name = text
+                        expectingName = false
+                    } else if let name, members[name] == nil {
+                        members[name] = text
+                    }
+                }
+                index = end
+            default:
+                break
+            }
+            index += 1
+        }
+        return members
     }
 
     /// The unescaped string starting after its opening quote, and the index of its closing quote.
