@@ -4,7 +4,7 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-service test-install demo format lint clean help release stage install uninstall
+	test-payments test-service test-bad-input test-install demo format lint clean help release stage install uninstall
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -77,6 +77,9 @@ test-discovery: build-tests ## real interpayd processes in sandbox hosts: discov
 
 test-payments: build-tests ## two daemons on two sandbox hosts driven through the real CLI
 	scripts/test-payments
+
+test-bad-input: build-tests ## junk, broken frames and JSON-RPC, replays and the local limits against running daemons
+	scripts/test-bad-input
 
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
 	scripts/test-service

@@ -81,8 +81,9 @@ public struct FrameCodec: Sendable {
         guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
         // JSON text exchanged between systems must not begin with a byte order mark (RFC 8259, section 8.1).
         guard !data.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidJSON("byte order mark before the JSON") }
+        let message: PaymentMessage
         do {
-            return try JSONDecoder().decode(PaymentMessage.self, from: data)
+            message = try JSONDecoder().decode(PaymentMessage.self, from: data)
         } catch let error as FrameError {
             throw error
         } catch let error as DecodingError {
@@ -90,6 +91,10 @@ public struct FrameCodec: Sendable {
         } catch {
             throw .invalidJSON(String(describing: error))
         }
+        if let name = JSONMemberScan.firstDuplicate(in: data) {
+            throw .invalidJSON("duplicate member name '\(name.prefix(40))'")
+        }
+        return message
     }
 
     /// Maps Foundation's decoding errors to the protocol's error classes.

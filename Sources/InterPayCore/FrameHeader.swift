@@ -17,9 +17,15 @@ public struct FrameHeader: Sendable, Hashable {
 
     /// Reads `type` and `messageID` leniently from a frame body; a body that is not a JSON object gives neither.
     public init(lenientlyReading body: some Collection<UInt8>) {
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        self.init(
-            type: object?["type"] as? String,
-            messageID: (object?["messageID"] as? String).flatMap { UUID(uuidString: $0) })
+        if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
+            self.init(
+                type: object["type"] as? String,
+                messageID: (object["messageID"] as? String).flatMap { UUID(uuidString: $0) })
+            return
+        }
+        // Foundation cannot parse every body worth answering with a ref (a number such as 1e400, invalid UTF-8
+        // in a memo): read the top-level string members directly.
+        let members = JSONMemberScan.topLevelStrings(in: body)
+        self.init(type: members["type"], messageID: members["messageID"].flatMap { UUID(uuidString: $0) })
     }
 }

@@ -29,7 +29,8 @@ public enum Daemon {
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
-                    keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize),
+                    keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
+                    maxUnauthenticated: configuration.maxUnauthenticated),
                 logger: logger)
         } catch {
             throw .transport(error.description)
@@ -61,6 +62,8 @@ public enum Daemon {
             preferred: configuration.preferredCurrency, logger: logger)
         let engine = PaymentEngine(
             database: database, sessions: sessions, conversions: conversions, acceptFrom: configuration.acceptFrom,
+            requestLimits: .init(
+                maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute),
             logger: logger)
         let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
         let shared = SharedState()

@@ -1,6 +1,7 @@
 public import Foundation
 public import InterPayCore
 public import InterPayRates
+import InterPayTransport
 
 /// Everything `interpayd` needs to run, after flags are parsed.
 public struct DaemonConfiguration: Sendable {
@@ -38,6 +39,12 @@ public struct DaemonConfiguration: Sendable {
     public var handshakeTimeout: Duration = .seconds(5)
     /// Keepalive ping interval; a peer silent for three intervals is dropped.
     public var keepaliveInterval: Duration = .seconds(15)
+    /// Pending incoming requests per peer at most; a further request is answered `limit-exceeded`.
+    public var maxPendingPerPeer: Int = RequestLimiter.Limits.defaultMaxPending
+    /// Incoming requests per peer per minute at most; a further request is answered `limit-exceeded`.
+    public var maxRequestsPerMinute: Int = RequestLimiter.Limits.defaultMaxPerMinute
+    /// Inbound connections that have not finished TLS and `hello` at most; a further one is closed at once.
+    public var maxUnauthenticated: Int = TransportConfiguration.defaultMaxUnauthenticated
 
     /// A configuration; `name` must be 1 to 63 characters.
     public init(

@@ -35,6 +35,9 @@ extension DaemonSettings {
         maxFrameBytes = try reader.integer("limits.max_frame_bytes")
         handshakeTimeout = try reader.duration("limits.handshake_timeout")
         keepaliveInterval = try reader.duration("limits.keepalive_interval")
+        maxPendingPerPeer = try reader.integer("limits.max_pending_per_peer")
+        maxRequestsPerMinute = try reader.integer("limits.max_requests_per_minute")
+        maxUnauthenticated = try reader.integer("limits.max_unauthenticated")
         try reader.rejectUnread()
     }
 

@@ -37,6 +37,12 @@ public struct DaemonSettings: Sendable, Equatable {
     public var handshakeTimeout: Int64?
     /// Keepalive interval in seconds (`limits.keepalive_interval`).
     public var keepaliveInterval: Int64?
+    /// Pending incoming requests per peer at most (`limits.max_pending_per_peer`).
+    public var maxPendingPerPeer: Int?
+    /// Incoming requests per peer per minute at most (`limits.max_requests_per_minute`).
+    public var maxRequestsPerMinute: Int?
+    /// Inbound connections that have not finished TLS and `hello` at most (`limits.max_unauthenticated`).
+    public var maxUnauthenticated: Int?
 
     /// No setting at all.
     public init() {}

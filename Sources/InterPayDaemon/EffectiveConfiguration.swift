@@ -186,6 +186,24 @@ public struct EffectiveConfiguration: Sendable {
                 key: "limits.keepalive_interval", value: "\(keepalive.value)s", reason: "from 5s to 60s",
                 source: keepalive.source)
         }
+        let pendingLimit = merger.optional("limits.max_pending_per_peer", \.maxPendingPerPeer)
+        if let pendingLimit, !(1...100_000).contains(pendingLimit.value) {
+            throw .invalidValue(
+                key: "limits.max_pending_per_peer", value: "\(pendingLimit.value)", reason: "from 1 to 100000",
+                source: pendingLimit.source)
+        }
+        let rateLimit = merger.optional("limits.max_requests_per_minute", \.maxRequestsPerMinute)
+        if let rateLimit, !(1...1_000_000).contains(rateLimit.value) {
+            throw .invalidValue(
+                key: "limits.max_requests_per_minute", value: "\(rateLimit.value)", reason: "from 1 to 1000000",
+                source: rateLimit.source)
+        }
+        let unauthenticated = merger.optional("limits.max_unauthenticated", \.maxUnauthenticated)
+        if let unauthenticated, !(1...100_000).contains(unauthenticated.value) {
+            throw .invalidValue(
+                key: "limits.max_unauthenticated", value: "\(unauthenticated.value)", reason: "from 1 to 100000",
+                source: unauthenticated.source)
+        }
 
         var configuration: DaemonConfiguration
         do {
@@ -204,6 +222,9 @@ public struct EffectiveConfiguration: Sendable {
         if let frame { configuration.maxFrameSize = frame.value }
         if let handshake { configuration.handshakeTimeout = .seconds(handshake.value) }
         if let keepalive { configuration.keepaliveInterval = .seconds(keepalive.value) }
+        if let pendingLimit { configuration.maxPendingPerPeer = pendingLimit.value }
+        if let rateLimit { configuration.maxRequestsPerMinute = rateLimit.value }
+        if let unauthenticated { configuration.maxUnauthenticated = unauthenticated.value }
         return EffectiveConfiguration(configuration: configuration, logLevel: logLevel, entries: merger.entries)
     }
 

@@ -37,11 +37,14 @@ actor PaymentEngine {
     /// Steps admitted before they started waiting, and steps waiting for admission.
     private var admittedSteps: Set<StepQueue.Ticket> = []
     private var stepWaiters: [StepQueue.Ticket: CheckedContinuation<Void, Never>] = [:]
+    /// Per-peer limits on incoming requests (pending at once, per minute).
+    private var requestLimiter: RequestLimiter
 
     init(
         database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil,
-        acceptFrom: AcceptPolicy = .any, logger: Logger
+        acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(), logger: Logger
     ) {
+        self.requestLimiter = RequestLimiter(limits: requestLimits)
         self.database = database
         self.sessions = sessions
         self.conversions = conversions
@@ -243,6 +246,7 @@ actor PaymentEngine {
         async throws(EngineError)
     {
         if try await answerDuplicate(frame.messageID, from: peer) { return }
+        if try await refusedByLimits(frame, from: peer, now: now) { return }
         let payment = frame.payment
         guard payment.payee == peer, payment.payer == me else {
             await reply(
@@ -369,6 +373,37 @@ actor PaymentEngine {
         }
     }
 
+    /// Answers `error` `limit-exceeded` and returns true when a request from `peer` is over its limits (see
+    /// `RequestLimiter`). The refused request is neither stored nor remembered as seen, so the peer's resend can
+    /// succeed later. A request for a payment already stored does not count as pending.
+    private func refusedByLimits(
+        _ frame: PaymentMessage.Request, from peer: PeerID, now: Timestamp
+    ) async throws(EngineError) -> Bool {
+        // Requests on different payments are processed concurrently, so two may both see one place left: the
+        // pending limit is a bound on a flood, not an exact count.
+        var pending = 0
+        if try await load(frame.payment.id) == nil {
+            do {
+                pending = try await database.pendingIncomingCount(from: peer, now: now)
+            } catch {
+                throw .storage(error.description)
+            }
+        }
+        guard let verdict = requestLimiter.admit(from: peer, pending: pending, now: now) else { return false }
+        if let unlogged = verdict.log {
+            logger.notice(
+                "request refused: \(verdict.refusal)",
+                metadata: [
+                    "peer": "\(peer.shortDescription)", "message": "\(frame.messageID.wireString)",
+                    "unlogged": "\(unlogged)",
+                ])
+        }
+        await reply(
+            .error(.init(code: .limitExceeded, message: "\(verdict.refusal); resend later", ref: frame.messageID)),
+            to: peer)
+        return true
+    }
+
     // MARK: Sessions and time
 
     /// A session came up: remember the peer and resend everything it has not acknowledged, in order.
@@ -400,7 +435,7 @@ actor PaymentEngine {
         let ticket = await beginStep(.everything)
         defer { endStep(ticket) }
         do {
-            for var record in try await database.pendingPayments() where record.expiresAt <= now {
+            for var record in try await database.duePayments(now: now) {
                 var lifecycle = record.lifecycle
                 let actions = lifecycle.handle(.tick, now: now)
                 let events = transitionEvents(actions, paymentID: record.id, now: now, cause: .expiry, messageID: nil)

@@ -70,6 +70,29 @@ extension AppDatabase {
         }
     }
 
+    /// The open payments (see `pendingPayments()`) whose `expiresAt` has come (`expiresAt <= now`): what one expiry
+    /// check handles. Soonest first.
+    public func duePayments(now: Timestamp) async throws(StoreError) -> [PaymentRecord] {
+        try await read("list due payments") { db in
+            try PaymentRecord
+                .filter(sql: "(state = 'pending' OR confirmed = 0) AND expiresAt <= ?", arguments: [now.secondsSince1970])
+                .order(PaymentRecord.Columns.expiresAt, PaymentRecord.Columns.id)
+                .fetchAll(db)
+        }
+    }
+
+    /// How many of `peerID`'s requests to us are pending and not yet past expiry at `now` (a count, not a list).
+    public func pendingIncomingCount(from peerID: PeerID, now: Timestamp) async throws(StoreError) -> Int {
+        try await read("count pending requests of \(peerID.shortDescription)") { db in
+            try PaymentRecord
+                .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
+                .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
+                .filter(PaymentRecord.Columns.peerID == peerID.description)
+                .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
+                .fetchCount(db)
+        }
+    }
+
     /// The event log of one payment, oldest first.
     public func events(paymentID: UUID) async throws(StoreError) -> [PaymentEventRecord] {
         try await read("read the events of payment \(paymentID.wireString)") { db in

@@ -17,9 +17,19 @@ public struct FrameDecoder: ByteToMessageDecoder {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let length = try buffer.withUnsafeReadableBytes({ bytes in try codec.bodyLength(in: bytes) }) else {
-            return .needMoreData
+        let announced: Int?
+        do {
+            announced = try buffer.withUnsafeReadableBytes { bytes in try codec.bodyLength(in: bytes) }
+        } catch let error as FrameError {
+            if case .oversize = error { throw error }
+            // A length of 0 (PROTOCOL.md §5.2 step 4) is a complete, invalid frame, not a broken stream: pass it on
+            // to be answered, and go on with the next frame.
+            buffer.moveReaderIndex(forwardBy: FrameCodec.prefixLength)
+            let header = FrameHeader(type: nil, messageID: nil)
+            context.fireChannelRead(wrapInboundOut(.undecodable(UndecodableFrame(error: error, header: header))))
+            return .continue
         }
+        guard let length = announced else { return .needMoreData }
         guard buffer.readableBytes >= FrameCodec.prefixLength + length else { return .needMoreData }
         buffer.moveReaderIndex(forwardBy: FrameCodec.prefixLength)
         let frame = buffer.readWithUnsafeReadableBytes { bytes in

@@ -10,9 +10,10 @@ import Synchronization
 ///
 /// Every connection is TLS 1.3 with certificates on both sides; the peer ID of the other side is the hash of its
 /// certificate key. After TLS both sides send `hello`; the highest common version wins. A connection that has not
-/// finished TLS and `hello` within `handshakeTimeout` is closed. When two connections to the same peer exist, the
-/// one dialed by the peer with the lower ID survives (both sides decide the same way); a newer connection from the
-/// same dialer replaces an older one.
+/// finished TLS and `hello` within `handshakeTimeout` is closed, and at most `maxUnauthenticated` inbound connections
+/// may be at that stage at once: a further one is closed as soon as it is accepted. When two connections to the
+/// same peer exist, the one dialed by the peer with the lower ID survives (both sides decide the same way); a newer
+/// connection from the same dialer replaces an older one.
 public actor SessionManager {
     /// This daemon's identity.
     public nonisolated let identity: Identity
@@ -28,6 +29,7 @@ public actor SessionManager {
     private nonisolated let serverContext: NIOSSLContext
     private nonisolated let clientContext: NIOSSLContext
     private nonisolated let codec: FrameCodec
+    private nonisolated let unauthenticated: UnauthenticatedConnections
     private let group: MultiThreadedEventLoopGroup
 
     private var server: NIOAsyncChannel<PendingConnection, Never>?
@@ -42,6 +44,7 @@ public actor SessionManager {
         self.configuration = configuration
         self.logger = logger
         self.codec = FrameCodec(maxFrameSize: configuration.maxFrameSize)
+        self.unauthenticated = UnauthenticatedConnections(limit: configuration.maxUnauthenticated)
         self.group = .singleton
         (self.events, self.eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4_096))
         do {
@@ -193,10 +196,12 @@ public actor SessionManager {
 
     // MARK: Connections
 
-    /// A connection before its handshake, with the timer that closes it if the handshake is too slow.
+    /// A connection before its handshake, with the timer that closes it if the handshake is too slow and, for an
+    /// inbound one, its place among the unauthenticated connections.
     struct PendingConnection: Sendable {
         let channel: NIOAsyncChannel<InboundFrame, PaymentMessage>
         let deadline: Scheduled<Void>
+        let slot: UnauthenticatedConnections.Slot?
     }
 
     /// Sets up TLS, framing and the handshake deadline on a new channel (runs on its event loop).
@@ -205,10 +210,30 @@ public actor SessionManager {
     )
         -> EventLoopFuture<PendingConnection>
     {
-        channel.eventLoop.makeCompletedFuture {
+        let inbound = expectedPeerID == nil && channel.parent != nil
+        var slot: UnauthenticatedConnections.Slot?
+        if inbound {
+            guard let admitted = unauthenticated.admit() else {
+                // Closed before any TLS work. NIO does not close a channel whose initializer failed: we do.
+                channel.close(promise: nil)
+                if let suppressed = unauthenticated.shouldLog(.refused) {
+                    logger.notice(
+                        "too many unauthenticated connections; connection closed",
+                        metadata: [
+                            "address": "\(channel.remoteAddress?.ipAddress ?? "?")",
+                            "limit": "\(unauthenticated.limit)", "suppressed": "\(suppressed)",
+                        ])
+                }
+                return channel.eventLoop.makeFailedFuture(
+                    TransportError.handshakeFailed("more than \(unauthenticated.limit) unauthenticated connections"))
+            }
+            slot = admitted
+            channel.closeFuture.whenComplete { _ in admitted.release() }
+        }
+        return channel.eventLoop.makeCompletedFuture { [slot] in
             let verify = PeerVerifier(expected: expectedPeerID, logger: logger)
             let tls: any ChannelHandler =
-                expectedPeerID == nil && channel.parent != nil
+                inbound
                 ? NIOSSLServerHandler(context: serverContext, customVerificationCallback: verify.callback)
                 : try NIOSSLClientHandler(
                     context: clientContext, serverHostname: nil, customVerificationCallback: verify.callback)
@@ -216,11 +241,21 @@ public actor SessionManager {
             try sync.addHandler(tls)
             try sync.addHandler(ByteToMessageHandler(FrameDecoder(codec: codec)))
             try sync.addHandler(MessageToByteHandler(FrameEncoder(codec: codec)))
-            let deadline = channel.eventLoop.scheduleTask(in: .init(configuration.handshakeTimeout)) {
+            let unauthenticated = self.unauthenticated
+            let timeout = configuration.handshakeTimeout
+            let address = channel.remoteAddress?.ipAddress ?? "?"
+            let deadline = channel.eventLoop.scheduleTask(in: .init(timeout)) { [logger] in
+                if let suppressed = unauthenticated.shouldLog(.timedOut) {
+                    logger.notice(
+                        "handshake deadline passed; connection closed",
+                        metadata: ["address": "\(address)", "timeout": "\(timeout)", "suppressed": "\(suppressed)"])
+                }
                 channel.close(promise: nil)
             }
+            // A connection that ends before its deadline (a failed handshake) needs no timer any more.
+            channel.closeFuture.whenComplete { _ in deadline.cancel() }
             let asyncChannel = try NIOAsyncChannel<InboundFrame, PaymentMessage>(wrappingChannelSynchronously: channel)
-            return PendingConnection(channel: asyncChannel, deadline: deadline)
+            return PendingConnection(channel: asyncChannel, deadline: deadline, slot: slot)
         }
     }
 
@@ -242,7 +277,21 @@ public actor SessionManager {
                     name: configuration.displayName, capabilities: configuration.capabilities,
                     agent: configuration.agent)
                 try await outbound.write(.hello(ours))
-                guard let first = try await frames.next() else {
+                let received: InboundFrame?
+                do {
+                    received = try await frames.next()
+                } catch let error as FrameError {
+                    // An oversize prefix instead of hello: say why before closing (PROTOCOL.md §13.2).
+                    if let suppressed = unauthenticated.shouldLog(.oversize) {
+                        logger.notice(
+                            "oversize frame before hello; connection closed",
+                            metadata: ["address": "\(remote)", "error": "\(error)", "suppressed": "\(suppressed)"])
+                    }
+                    try? await outbound.write(
+                        .error(.init(code: .limitExceeded, message: String(error.description.prefix(200)))))
+                    throw TransportError.handshakeFailed(error.description)
+                }
+                guard let first = received else {
                     throw TransportError.handshakeFailed("connection closed before hello")
                 }
                 guard case .message(.hello(let theirs)) = first else {
@@ -261,6 +310,7 @@ public actor SessionManager {
                 }
                 guard peerID != identity.peerID else { throw TransportError.connectedToSelf }
                 pending.deadline.cancel()
+                pending.slot?.release()
 
                 let info = SessionInfo(
                     peerID: peerID, name: theirs.name, version: version, remoteAddress: remote,
@@ -300,13 +350,14 @@ public actor SessionManager {
     ) async -> String {
         let interval = configuration.keepaliveInterval
         let peer = session.info.peerID
-        return await withTaskGroup(of: Void.self) { group in
+        return await withTaskGroup(of: SessionTask.self) { group in
             group.addTask {
                 for await message in session.outgoing {
                     do { try await outbound.write(message) } catch { break }
                 }
                 // Nothing more to send (closeAll or the session ended): close our side.
                 outbound.finish()
+                return .writer
             }
             group.addTask {
                 var nonce: UInt64 = 0
@@ -315,27 +366,47 @@ public actor SessionManager {
                     if session.silence > interval * 3 {
                         session.endReason = "peer silent for \(session.silence)"
                         session.channel.close(promise: nil)
-                        return
+                        return .keepalive
                     }
                     nonce += 1
                     session.enqueue(.ping(nonce: nonce))
                 }
+                return .keepalive
             }
             let reason: String
             do {
                 reason = try await readLoop(session, frames: &frames)
             } catch let error as FrameError {
-                session.enqueue(.error(.init(code: .limitExceeded, message: error.description)))
+                logger.notice(
+                    "frame over the size limit; session closed",
+                    metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+                session.enqueue(.error(.init(code: .limitExceeded, message: String(error.description.prefix(200)))))
                 reason = error.description
             } catch {
                 reason = session.endReason ?? String(describing: error)
             }
+            // Let the writer send what is queued (an error that explains the end comes last), bounded: a peer that
+            // reads nothing must not keep the session open.
             session.finishOutbound()
+            group.addTask {
+                try? await Task.sleep(for: Self.drainTimeout)
+                // Cancelled: the writer is done, and closing now could drop what it wrote but was not yet sent.
+                if !Task.isCancelled { session.channel.close(promise: nil) }
+                return .drainTimer
+            }
+            while let finished = await group.next(), finished == .keepalive {}
             group.cancelAll()
-            _ = peer
             return reason
         }
     }
+
+    /// The tasks that run beside a session's read loop.
+    private enum SessionTask: Sendable {
+        case writer, keepalive, drainTimer
+    }
+
+    /// How long the frames queued when a session ends may take to be written.
+    private static let drainTimeout: Duration = .seconds(2)
 
     private nonisolated func readLoop(
         _ session: SessionHandle, frames: inout NIOAsyncChannelInboundStream<InboundFrame>.AsyncIterator

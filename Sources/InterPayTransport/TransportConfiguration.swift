@@ -22,13 +22,16 @@ public struct TransportConfiguration: Sendable {
     public var maxFrameSize: Int
     /// Delays between reconnect attempts.
     public var reconnectBackoff: Backoff
+    /// The most inbound connections that may be in TLS or waiting for `hello` at once; more are closed at once.
+    public var maxUnauthenticated: Int
 
     /// A configuration with the protocol's defaults.
     public init(
         displayName: String, host: String = "0.0.0.0", port: Int = 0, versions: ClosedRange<Int> = 1...1,
         capabilities: [String] = [], agent: String = "interpayd",
         handshakeTimeout: Duration = .seconds(5), keepaliveInterval: Duration = .seconds(15),
-        maxFrameSize: Int = Limits.maxFrameSize, reconnectBackoff: Backoff = Backoff()
+        maxFrameSize: Int = Limits.maxFrameSize, reconnectBackoff: Backoff = Backoff(),
+        maxUnauthenticated: Int = Self.defaultMaxUnauthenticated
     ) {
         self.displayName = displayName
         self.host = host
@@ -40,5 +43,9 @@ public struct TransportConfiguration: Sendable {
         self.keepaliveInterval = keepaliveInterval
         self.maxFrameSize = maxFrameSize
         self.reconnectBackoff = reconnectBackoff
+        self.maxUnauthenticated = maxUnauthenticated
     }
+
+    /// The default bound on connections that have not finished TLS and `hello`.
+    public static let defaultMaxUnauthenticated = 64
 }

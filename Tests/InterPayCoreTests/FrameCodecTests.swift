@@ -49,6 +49,52 @@ struct FrameCodecTests {
         }
     }
 
+    @Test(
+        "an object with a member name twice is invalid-json, also when the names differ only in escapes",
+        arguments: [
+            #"{"type":"ping","nonce":1,"nonce":2}"#,
+            #"{"type":"ping","nonce":1,"non\u0063e":2}"#,
+            #"{"type":"ping","type":"ping","nonce":1}"#,
+            #"{"type":"ack","ackedID":"6be2017a-666d-4920-9eb1-81b0ef6a6207","paymentID":"6be2017a-666d-4920-9eb1-81b0ef6a6207","state":"pending","x":{"a":1,"a":2}}"#,
+        ])
+    func duplicateNames(body: String) {
+        let bytes = Array(body.utf8)
+        #expect(throws: FrameError.self) { try Self.codec.decodeBody(bytes) }
+        do {
+            _ = try Self.codec.decodeBody(bytes)
+        } catch {
+            guard case .invalidJSON(let reason) = error else {
+                Issue.record("expected invalid-json, got \(error)")
+                return
+            }
+            #expect(reason.contains("duplicate"))
+        }
+    }
+
+    @Test("the same name in different objects, in strings and in arrays is no duplicate")
+    func noDuplicate() throws {
+        let body =
+            #"{"type":"hello","minVersion":1,"maxVersion":1,"name":"\"name\", \"name\"","capabilities":["a","a"],"agent":"x","ext":{"name":1,"list":[{"k":1},{"k":2}]}}"#
+        #expect(try Self.codec.decodeBody(Array(body.utf8)).type == .hello)
+    }
+
+    @Test("the header of a body Foundation cannot parse is still read: 1e400, invalid UTF-8; not from an array")
+    func lenientHeader() {
+        let id = "6be2017a-666d-4920-9eb1-81b0ef6a6207"
+        let huge = #"{"payment":{"type":"x","amount":{"minorUnits":1e400}},"type":"request","messageID":"\#(id)"}"#
+        #expect(
+            FrameHeader(lenientlyReading: Array(huge.utf8))
+                == FrameHeader(type: "request", messageID: UUID(uuidString: id)))
+        let badUTF8 =
+            Array(#"{"type":"request","messageID":"\#(id)","memo":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+        #expect(FrameHeader(lenientlyReading: badUTF8) == FrameHeader(type: "request", messageID: UUID(uuidString: id)))
+        #expect(
+            FrameHeader(lenientlyReading: Array(#"["type","request"]"#.utf8)) == FrameHeader(type: nil, messageID: nil))
+        #expect(
+            FrameHeader(lenientlyReading: Array(#"{"type":1,"x":"request"}"#.utf8))
+                == FrameHeader(type: nil, messageID: nil))
+    }
+
     @Test("the length prefix is checked before anything is buffered")
     func oversizeFromPrefix() throws {
         #expect(throws: FrameError.oversize(length: 0xFFFF_FFFF, limit: 65_536)) {

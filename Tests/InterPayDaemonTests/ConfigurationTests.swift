@@ -61,6 +61,9 @@ struct ConfigurationTests {
                 max_frame_bytes = 8192
                 handshake_timeout = "3s"
                 keepalive_interval = 20
+                max_pending_per_peer = 5
+                max_requests_per_minute = 30
+                max_unauthenticated = 8
                 """)
         let configuration = effective.configuration
         #expect(configuration.name == "alice")
@@ -73,6 +76,9 @@ struct ConfigurationTests {
         #expect(configuration.staticPeers.map(\.description) == ["192.0.2.7:7420", "[2001:db8::5]:7420"])
         #expect(configuration.maxFrameSize == 8_192)
         #expect(configuration.handshakeTimeout == .seconds(3) && configuration.keepaliveInterval == .seconds(20))
+        #expect(configuration.maxPendingPerPeer == 5 && configuration.maxRequestsPerMinute == 30)
+        #expect(configuration.maxUnauthenticated == 8)
+        #expect(effective.text.contains("max_requests_per_minute = 30"))
         #expect(
             effective.entries.filter { !$0.key.hasPrefix("rates.") }.allSatisfy { $0.source == .file(path: Self.path) })
     }
@@ -177,6 +183,9 @@ struct ConfigurationTests {
             ("[limits]\nmax_frame_bytes = 100\n", "limits.max_frame_bytes", .file(path: path)),
             ("[limits]\nhandshake_timeout = \"2m\"\n", "limits.handshake_timeout", .file(path: path)),
             ("[limits]\nkeepalive_interval = 2\n", "limits.keepalive_interval", .file(path: path)),
+            ("[limits]\nmax_pending_per_peer = 0\n", "limits.max_pending_per_peer", .file(path: path)),
+            ("[limits]\nmax_requests_per_minute = -1\n", "limits.max_requests_per_minute", .file(path: path)),
+            ("[limits]\nmax_unauthenticated = 0\n", "limits.max_unauthenticated", .file(path: path)),
         ])
     func invalidValues(toml: String, key: String, source: ConfigSource) {
         do {

@@ -31,13 +31,15 @@ final class EngineHarness: Sendable {
     private let directory: TemporaryDirectory
     private let tasks: Mutex<[Task<Void, Never>]>
 
-    init(name: String, acceptFrom: AcceptPolicy = .any) async throws {
+    init(name: String, acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init()) async throws {
         directory = try TemporaryDirectory()
         (sessions, port) = try await makeSessionManager(name: name, directory: directory)
         database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
         var logger = Logger(label: "test.\(name).engine")
         logger.logLevel = .critical
-        let engine = PaymentEngine(database: database, sessions: sessions, acceptFrom: acceptFrom, logger: logger)
+        let engine = PaymentEngine(
+            database: database, sessions: sessions, acceptFrom: acceptFrom, requestLimits: requestLimits,
+            logger: logger)
         self.engine = engine
         let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
         self.pairing = pairing
@@ -100,6 +102,11 @@ final class ScriptedPeer: Sendable {
     var id: PeerID { sessions.identity.peerID }
     var isUp: Bool { up.withLock { $0 } }
     var messages: [PaymentMessage] { received.withLock { $0 } }
+
+    /// The errors received that refer to `messageID`, in order.
+    func errors(for messageID: UUID) -> [PaymentMessage.ErrorFrame] {
+        messages.compactMap { if case .error(let error) = $0, error.ref == messageID { error } else { nil } }
+    }
 
     /// The acks received for `messageID`, in order.
     func acks(for messageID: UUID) -> [PaymentMessage.Acknowledgement] {

@@ -65,6 +65,24 @@ struct FrameDecoderTests {
         }
     }
 
+    @Test("an empty frame (length 0) is answered malformed-frame and the stream goes on (PROTOCOL.md §5.2 step 4)")
+    func emptyFrame() throws {
+        let channel = try makeChannel()
+        let next = try FrameCodec().encode(.ping(nonce: 3))
+        try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, 0] + next))
+        guard case .undecodable(let frame) = try channel.readInbound(as: InboundFrame.self),
+            case .error(let answer)? = frame.answer
+        else {
+            Issue.record("expected an undecodable frame with an answer")
+            return
+        }
+        #expect(answer.code == .malformedFrame && answer.ref == nil)
+        guard case .message(.ping(3)) = try channel.readInbound(as: InboundFrame.self) else {
+            Issue.record("expected the frame after the empty one")
+            return
+        }
+    }
+
     @Test(
         "an undecodable frame gets unknown-type or malformed-frame, with ref when readable; a broken error frame none",
         arguments: [

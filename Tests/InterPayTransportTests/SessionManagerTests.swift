@@ -141,6 +141,60 @@ struct SessionManagerTests {
         await bob.stop()
     }
 
+    @Test("an oversize frame in a session is answered limit-exceeded before the connection closes")
+    func oversizeAnswered() async throws {
+        let bob = try await TestPeer(name: "Bob")
+        let client = try await RawClient(port: bob.port)
+        try await client.send(try FrameCodec().encode(.hello(RawClient.hello)))
+        await eventually("a session with the raw client") { bob.upPeers() == [client.id] }
+        try await client.send([0xFF, 0xFF, 0xFF, 0xFF])
+        try await client.channel.closeFuture.get()
+        let frames = client.frames()
+        #expect(
+            frames.contains { if case .error(let error) = $0 { error.code == .limitExceeded } else { false } },
+            "received: \(frames)")
+        await bob.stop()
+    }
+
+    @Test("an oversize frame instead of hello is answered limit-exceeded, then closed")
+    func oversizeBeforeHello() async throws {
+        let bob = try await TestPeer(name: "Bob")
+        let client = try await RawClient(port: bob.port)
+        try await client.send([0x7F, 0xFF, 0xFF, 0xFF])
+        try await client.channel.closeFuture.get()
+        let frames = client.frames()
+        #expect(
+            frames.contains { if case .error(let error) = $0 { error.code == .limitExceeded } else { false } },
+            "received: \(frames)")
+        #expect(bob.upPeers().isEmpty)
+        await bob.stop()
+    }
+
+    @Test("connections beyond maxUnauthenticated are closed at once; a place frees up when one goes")
+    func unauthenticatedLimit() async throws {
+        let bob = try await TestPeer(name: "Bob") {
+            $0.maxUnauthenticated = 2
+            $0.handshakeTimeout = .seconds(60)
+        }
+        var channels: [any Channel] = []
+        for _ in 0..<3 {
+            channels.append(
+                try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: bob.port).get())
+        }
+        // Which of the three is refused depends on the order their event loops admit them; exactly one is.
+        await eventually("one of three connections is closed") { channels.count { !$0.isActive } == 1 }
+        #expect(channels.count { $0.isActive } == 2, "two connections hold their places (deadline 60 s)")
+        for channel in channels where channel.isActive {
+            try await channel.close()
+        }
+        let client = try await RawClient(port: bob.port)
+        try await client.send(try FrameCodec().encode(.hello(RawClient.hello)))
+        await eventually("a session once the places are free") { bob.upPeers() == [client.id] }
+        try await client.channel.close()
+        await bob.stop()
+    }
+
     @Test("no common protocol version: an error frame, no session")
     func noCommonVersion() async throws {
         let alice = try await TestPeer(name: "Alice") { $0.versions = 2...3 }

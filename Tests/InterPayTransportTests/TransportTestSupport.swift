@@ -1,10 +1,14 @@
 import Foundation
 import InterPayCore
 import InterPayTestSupport
-import InterPayTransport
 import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
 import Synchronization
 import Testing
+
+@testable import InterPayTransport
 
 /// A session manager on loopback with its events recorded, for tests.
 final class TestPeer: Sendable {
@@ -55,5 +59,80 @@ final class TestPeer: Sendable {
         for task in tasks.withLock({ $0 }) { task.cancel() }
         for task in tasks.withLock({ $0 }) { await task.value }
         directory.remove()
+    }
+}
+
+/// A TLS client with its own identity that writes raw bytes and records every byte it receives, for tests of what
+/// the listener does with bad input.
+final class RawClient: Sendable {
+    let channel: any Channel
+    let id: PeerID
+    private let directory: TemporaryDirectory
+    private let received: ReceivedBytes
+
+    /// The `hello` a well-behaved client sends.
+    static let hello = PaymentMessage.Hello(
+        minVersion: 1, maxVersion: 1, name: "Raw", capabilities: [], agent: "test")
+
+    init(port: Int) async throws {
+        directory = try TemporaryDirectory()
+        let identity = try Identity.loadOrCreate(in: directory.url)
+        id = identity.peerID
+        let context = try NIOSSLContext(configuration: .interPay(identity: identity, server: false))
+        let received = ReceivedBytes()
+        self.received = received
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(
+                            context: context, serverHostname: nil,
+                            customVerificationCallback: { _, promise in promise.succeed(.certificateVerified) }))
+                    try channel.pipeline.syncOperations.addHandler(ByteRecorder(into: received))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+
+    deinit {
+        directory.remove()
+    }
+
+    func send(_ bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    /// The complete frames received so far, decoded (undecodable ones left out).
+    func frames() -> [PaymentMessage] {
+        var bytes = received.bytes[...]
+        var frames: [PaymentMessage] = []
+        while bytes.count >= 4 {
+            let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            guard bytes.count >= 4 + length else { break }
+            if let frame = try? FrameCodec().decodeBody(bytes.dropFirst(4).prefix(length)) { frames.append(frame) }
+            bytes = bytes.dropFirst(4 + length)
+        }
+        return frames
+    }
+}
+
+/// Bytes received on a channel, shared between its handler (event loop) and the test.
+final class ReceivedBytes: Sendable {
+    private let storage = Mutex<[UInt8]>([])
+    var bytes: [UInt8] { storage.withLock { $0 } }
+    func append(_ buffer: ByteBuffer) { storage.withLock { $0 += buffer.readableBytesView } }
+}
+
+/// Appends every inbound buffer to a `ReceivedBytes`.
+final class ByteRecorder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let received: ReceivedBytes
+
+    init(into received: ReceivedBytes) {
+        self.received = received
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        received.append(unwrapInboundIn(data))
     }
 }

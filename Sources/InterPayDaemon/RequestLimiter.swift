@@ -1,0 +1,126 @@
+import InterPayCore
+
+/// Admits or refuses incoming `request` frames per peer (PROTOCOL.md §13.1, §16): at most `maxPending` of a peer's
+/// requests may be pending here at once, and at most `maxPerMinute` requests of a peer are admitted in any minute.
+///
+/// The rate is a token bucket per peer: it holds up to `maxPerMinute` requests and refills at `maxPerMinute` per 60
+/// seconds, so a burst of a whole minute's worth is admitted and then one more every `60 / maxPerMinute` seconds.
+/// Only admitted requests use the budget: a peer resending refused requests does not lock itself out for longer.
+/// Pure: the caller says how many of the peer's requests are pending and what time it is. State is in memory
+/// only; a restart gives every peer a full budget.
+struct RequestLimiter: Sendable {
+    /// The limits, as configured (`limits.max_pending_per_peer`, `limits.max_requests_per_minute`).
+    struct Limits: Sendable, Equatable {
+        /// Pending incoming requests per peer at most.
+        var maxPending: Int = Self.defaultMaxPending
+        /// Requests per peer per minute at most.
+        var maxPerMinute: Int = Self.defaultMaxPerMinute
+
+        /// The default of `maxPending`.
+        static let defaultMaxPending = 100
+        /// The default of `maxPerMinute`.
+        static let defaultMaxPerMinute = 600
+    }
+
+    /// Why a request was refused.
+    enum Refusal: Sendable, Equatable, CustomStringConvertible {
+        /// The peer has `limit` requests pending here already.
+        case tooManyPending(limit: Int)
+        /// The peer sent `limit` requests in the last minute already.
+        case tooManyRequests(limit: Int)
+
+        /// The text of the `error` frame and of the log line.
+        var description: String {
+            switch self {
+            case .tooManyPending(let limit): "too many pending requests from this peer (limit \(limit))"
+            case .tooManyRequests(let limit): "too many requests from this peer (limit \(limit) per minute)"
+            }
+        }
+    }
+
+    /// The outcome for one request: nil to admit it, else why not and whether to log it (the first refusal of a
+    /// peer for each limit in a minute is logged with how many went unlogged before it; the rest are only counted).
+    struct Verdict: Sendable, Equatable {
+        let refusal: Refusal
+        /// nil: do not log; else the number of refusals of this peer left unlogged since the last logged one.
+        let log: Int?
+    }
+
+    private struct Bucket: Sendable {
+        var tokens: Double
+        var updatedAt: Timestamp
+        /// Per limit (true: the pending limit), refusals not logged yet and when one was last logged.
+        var refusalsUnlogged: [Bool: Int] = [:]
+        var lastLogged: [Bool: Timestamp] = [:]
+    }
+
+    let limits: Limits
+    private var buckets: [PeerID: Bucket] = [:]
+
+    /// Beyond this many peers tracked, the peers whose budget is full again are forgotten.
+    static let trackedPeers = 1_024
+
+    /// A limiter with `limits`.
+    init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Decides on one request from `peer`, who has `pending` requests pending here (count only new payments: a
+    /// request for a payment already stored adds none). Admitting it uses one unit of the peer's budget.
+    mutating func admit(from peer: PeerID, pending: Int, now: Timestamp) -> Verdict? {
+        var bucket = refilled(buckets[peer], now: now)
+        let refusal: Refusal? =
+            if pending >= limits.maxPending {
+                .tooManyPending(limit: limits.maxPending)
+            } else if bucket.tokens < 1 {
+                .tooManyRequests(limit: limits.maxPerMinute)
+            } else {
+                nil
+            }
+        guard let refusal else {
+            bucket.tokens -= 1
+            store(bucket, for: peer, now: now)
+            return nil
+        }
+        var log: Int?
+        let kind = refusal == .tooManyPending(limit: limits.maxPending)
+        if let last = bucket.lastLogged[kind], now.secondsSince1970 - last.secondsSince1970 < 60 {
+            bucket.refusalsUnlogged[kind, default: 0] += 1
+        } else {
+            log = bucket.refusalsUnlogged[kind, default: 0]
+            bucket.refusalsUnlogged[kind] = 0
+            bucket.lastLogged[kind] = now
+        }
+        store(bucket, for: peer, now: now)
+        return Verdict(refusal: refusal, log: log)
+    }
+
+    /// How many requests `peer` may send now before the rate limit refuses one (for tests and diagnostics).
+    func budget(of peer: PeerID, now: Timestamp) -> Int {
+        Int(refilled(buckets[peer], now: now).tokens)
+    }
+
+    /// How many peers' budgets are held in memory.
+    var trackedCount: Int { buckets.count }
+
+    private func refilled(_ bucket: Bucket?, now: Timestamp) -> Bucket {
+        let capacity = Double(limits.maxPerMinute)
+        guard var bucket else { return Bucket(tokens: capacity, updatedAt: now) }
+        // A clock set back gives nothing; a clock set forward at most a full bucket.
+        let elapsed = max(0, now.secondsSince1970 - bucket.updatedAt.secondsSince1970)
+        bucket.tokens = min(capacity, bucket.tokens + Double(elapsed) * capacity / 60)
+        bucket.updatedAt = now
+        return bucket
+    }
+
+    private mutating func store(_ bucket: Bucket, for peer: PeerID, now: Timestamp) {
+        buckets[peer] = bucket
+        guard buckets.count > Self.trackedPeers else { return }
+        // A full bucket with no refusal to report is the same as no bucket.
+        let capacity = Double(limits.maxPerMinute)
+        buckets = buckets.filter { entry in
+            entry.key == peer || entry.value.refusalsUnlogged.values.contains { $0 > 0 }
+                || refilled(entry.value, now: now).tokens < capacity
+        }
+    }
+}

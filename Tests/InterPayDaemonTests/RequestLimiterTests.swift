@@ -1,0 +1,76 @@
+import InterPayCore
+import Testing
+
+@testable import InterPayDaemon
+
+/// Per-peer admission of incoming requests: pending at once, and a token bucket per minute.
+@Suite("Request limiter")
+struct RequestLimiterTests {
+    let alice = PeerID(subjectPublicKeyInfoDER: Array("alice".utf8))
+    let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))
+    let start = Timestamp(secondsSince1970: 1_795_000_000)
+
+    func at(_ seconds: Int64) -> Timestamp { start.adding(seconds: seconds) }
+
+    @Test("a request is refused while the peer has the maximum pending, and admitted again when one is decided")
+    func pending() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 3, maxPerMinute: 600))
+        #expect(limiter.admit(from: alice, pending: 2, now: start) == nil)
+        let verdict = limiter.admit(from: alice, pending: 3, now: start)
+        #expect(verdict?.refusal == .tooManyPending(limit: 3))
+        #expect(limiter.admit(from: bob, pending: 0, now: start) == nil, "another peer has its own count")
+        #expect(limiter.admit(from: alice, pending: 2, now: start) == nil)
+    }
+
+    @Test("a minute's worth is admitted at once, then one per 60/limit seconds; refusals use no budget")
+    func rate() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 100, maxPerMinute: 6))
+        for _ in 0..<6 { #expect(limiter.admit(from: alice, pending: 0, now: start) == nil) }
+        #expect(limiter.admit(from: alice, pending: 0, now: start)?.refusal == .tooManyRequests(limit: 6))
+        #expect(limiter.admit(from: alice, pending: 0, now: at(5))?.refusal == .tooManyRequests(limit: 6))
+        #expect(limiter.budget(of: alice, now: at(10)) == 1, "6 per minute: one more after 10 seconds")
+        #expect(limiter.admit(from: alice, pending: 0, now: at(10)) == nil)
+        #expect(limiter.admit(from: alice, pending: 0, now: at(10)) != nil)
+        #expect(limiter.admit(from: bob, pending: 0, now: at(10)) == nil, "another peer has its own budget")
+        #expect(limiter.budget(of: alice, now: at(3_600)) == 6, "the budget refills to one minute's worth, no more")
+    }
+
+    @Test("a clock set back gives no budget")
+    func clockBack() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 100, maxPerMinute: 2))
+        #expect(limiter.admit(from: alice, pending: 0, now: at(100)) == nil)
+        #expect(limiter.admit(from: alice, pending: 0, now: at(100)) == nil)
+        #expect(limiter.admit(from: alice, pending: 0, now: at(0)) != nil)
+        #expect(limiter.budget(of: alice, now: at(0)) == 0)
+    }
+
+    @Test("the first refusal of a peer in a minute is logged, later ones are counted and reported with the next")
+    func logging() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 1, maxPerMinute: 600))
+        #expect(limiter.admit(from: alice, pending: 1, now: start)?.log == 0)
+        #expect(limiter.admit(from: alice, pending: 1, now: at(1))?.log == nil)
+        #expect(limiter.admit(from: alice, pending: 1, now: at(59))?.log == nil)
+        #expect(limiter.admit(from: bob, pending: 1, now: at(59))?.log == 0, "each peer is logged on its own")
+        #expect(limiter.admit(from: alice, pending: 1, now: at(60))?.log == 2)
+    }
+
+    @Test("each limit's refusals are logged on their own")
+    func loggingPerLimit() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 1, maxPerMinute: 1))
+        #expect(limiter.admit(from: alice, pending: 0, now: start) == nil)
+        #expect(limiter.admit(from: alice, pending: 1, now: start)?.log == 0)
+        let rate = limiter.admit(from: alice, pending: 0, now: start)
+        #expect(rate?.refusal == .tooManyRequests(limit: 1) && rate?.log == 0)
+        #expect(limiter.admit(from: alice, pending: 0, now: start)?.log == nil)
+    }
+
+    @Test("beyond the tracked maximum, peers whose budget is full again are forgotten")
+    func bounded() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 100, maxPerMinute: 60))
+        for index in 0..<(RequestLimiter.trackedPeers + 10) {
+            let peer = PeerID(subjectPublicKeyInfoDER: Array("peer \(index)".utf8))
+            #expect(limiter.admit(from: peer, pending: 0, now: at(Int64(index) * 2)) == nil)
+        }
+        #expect(limiter.trackedCount <= RequestLimiter.trackedPeers)
+    }
+}
