@@ -54,7 +54,7 @@ build: deps ## debug build of every target
 build-tests: deps
 	$(SWIFT) build --build-tests
 
-TEST_TARGETS := build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments \
+TEST_TARGETS := build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-bad-input \
 	test-service test-install
 
 test: $(TEST_TARGETS) ## everything CI runs
