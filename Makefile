@@ -4,7 +4,8 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-service test-install demo format lint clean help release stage install uninstall
+	test-payments test-service test-install test-crash test-partition demo format lint clean help release stage \
+	install uninstall
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -77,6 +78,12 @@ test-discovery: build-tests ## real interpayd processes in sandbox hosts: discov
 
 test-payments: build-tests ## two daemons on two sandbox hosts driven through the real CLI
 	scripts/test-payments
+
+test-crash: build-tests ## SIGKILL and restart the receiving, then the sending daemon during 1,000 sends; ledgers agree
+	scripts/test-crash
+
+test-partition: build-tests ## cut the link between two sandbox hosts during requests and decisions; ledgers agree
+	scripts/test-partition
 
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
 	scripts/test-service
