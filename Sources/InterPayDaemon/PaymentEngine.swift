@@ -30,6 +30,11 @@ actor PaymentEngine {
     /// Whether a ledger step is running, and who waits for the next turn (see the type's documentation).
     private var stepInProgress = false
     private var stepWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Per peer, the session on which its whole outbox was last sent (PROTOCOL.md §9.3). Frames sent on an earlier
+    /// session may have been lost with it, so on a new one they all go out again, in order, before any new frame:
+    /// at its `up` event, or at the first `transmit` if that comes earlier (the session manager routes frames to a
+    /// new session before this actor has handled its `up` event).
+    private var flushedSessions: [PeerID: SessionInfo] = [:]
 
     init(database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil, logger: Logger) {
         self.database = database
@@ -324,7 +329,7 @@ actor PaymentEngine {
         do {
             try await database.upsertPeer(info.peerID, name: info.name, address: info.remoteAddress, seenAt: now)
             let pending = try await database.outbox(peerID: info.peerID)
-            if !pending.isEmpty {
+            if !pending.isEmpty, flushedSessions[info.peerID] != info {
                 logger.info(
                     "resending unacknowledged frames", metadata: ["peer": "\(info.name)", "count": "\(pending.count)"])
                 await transmit(pending.map(\.messageID), to: info.peerID, now: now)
@@ -498,9 +503,13 @@ actor PaymentEngine {
     /// Sends outbox frames (already committed) to `peer` if a session is up; they stay queued otherwise.
     private func transmit(_ messageIDs: [UUID], to peer: PeerID, now: Timestamp) async {
         guard !messageIDs.isEmpty, let pending = try? await database.outbox(peerID: peer) else { return }
+        // On a session that has not had the whole outbox yet, everything goes out again (see `flushedSessions`).
+        let session = await sessions.currentSessions().first { $0.peerID == peer }
+        let resendAll = session != nil && flushedSessions[peer] != session
+        if resendAll { flushedSessions[peer] = session }
         var sent: [UUID] = []
         // Frames never sent go out first, in order, so a cancel never overtakes its own unsent request.
-        for record in pending where record.lastSentAt == nil || messageIDs.contains(record.messageID) {
+        for record in pending where resendAll || record.lastSentAt == nil || messageIDs.contains(record.messageID) {
             guard let message = try? record.message else { continue }
             if await sessions.send(message, to: peer) { sent.append(record.messageID) }
         }
