@@ -71,7 +71,7 @@ def check(args):
     ledgers = [load(spec) for spec in args.ledger]
     (name_a, a), (name_b, b) = ledgers
     report = Report()
-    maps = {}
+    maps, raw = {}, dict(ledgers)
     for name, payments in ledgers:
         counts = collections.Counter(p["id"] for p in payments)
         twice = [i for i, n in counts.items() if n > 1]
@@ -95,13 +95,13 @@ def check(args):
     print("     states: " + ", ".join(f"{state} {count}" for state, count in sorted(tally.items())))
 
     if args.sent:
-        check_sent(args.sent, maps, report)
+        check_sent(args.sent, maps, raw, report)
     if args.decisions:
         check_decisions(args.decisions, ids_a, report)
     return 1 if report.failed else 0
 
 
-def check_sent(path, maps, report):
+def check_sent(path, maps, raw, report):
     reported, attempts = {}, 0
     memos = set()
     with open(path, encoding="utf-8") as handle:
@@ -130,7 +130,7 @@ def check_sent(path, maps, report):
         first(missing))
     report.check(not wrong, "each of them has the direction and memo of the send that created it", first(wrong))
     for name in names:
-        per_memo = collections.Counter(p["memo"] for p in maps[name].values() if p["memo"] in memos)
+        per_memo = collections.Counter(p["memo"] for p in raw[name] if p["memo"] in memos)
         twice = [memo for memo, count in per_memo.items() if count > 1]
         report.check(not twice, f"{name}: no send created two payments", first(twice))
     unreported = [
