@@ -4,7 +4,8 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-service test-bad-input test-install demo format lint clean help release stage install uninstall
+	test-payments test-service test-bad-input test-install test-crash test-partition demo format lint clean help \
+	release stage install uninstall
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -80,6 +81,12 @@ test-payments: build-tests ## two daemons on two sandbox hosts driven through th
 
 test-bad-input: build-tests ## junk, broken frames and JSON-RPC, replays and the local limits against running daemons
 	scripts/test-bad-input
+
+test-crash: build-tests ## SIGKILL and restart the receiving, then the sending daemon during 1,000 sends; ledgers agree
+	scripts/test-crash
+
+test-partition: build-tests ## cut the link between two sandbox hosts during requests and decisions; ledgers agree
+	scripts/test-partition
 
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
 	scripts/test-service

@@ -39,6 +39,14 @@ actor PaymentEngine {
     private var stepWaiters: [StepQueue.Ticket: CheckedContinuation<Void, Never>] = [:]
     /// Per-peer limits on incoming requests (pending at once, per minute).
     private var requestLimiter: RequestLimiter
+    /// Per peer, the session on which its whole outbox was last sent (PROTOCOL.md §9.3). Frames sent on an earlier
+    /// session may have been lost with it, so on a new one they all go out again, in order, before any new frame:
+    /// at its `up` event, or at the first `transmit` if that comes earlier (the session manager routes frames to a
+    /// new session before this actor has handled its `up` event).
+    private var flushedSessions: [PeerID: SessionInfo] = [:]
+    /// Peers whose outbox is being resent in full right now, with the transmits waiting for it to finish: steps on
+    /// different payments run at once, and none may send a frame ahead of the frames the flush resends.
+    private var flushing: [PeerID: [CheckedContinuation<Void, Never>]] = [:]
 
     init(
         database: AppDatabase, sessions: SessionManager, conversions: Conversions? = nil,
@@ -412,12 +420,9 @@ actor PaymentEngine {
         defer { endStep(ticket) }
         do {
             try await database.upsertPeer(info.peerID, name: info.name, address: info.remoteAddress, seenAt: now)
-            let pending = try await database.outbox(peerID: info.peerID)
-            if !pending.isEmpty {
-                logger.info(
-                    "resending unacknowledged frames", metadata: ["peer": "\(info.name)", "count": "\(pending.count)"])
-                await resend(pending, to: info.peerID, now: now)
-            }
+            // Unless a transmit already did it on this session (see `flushedSessions`). A step on everything runs
+            // alone, so no transmit is flushing meanwhile.
+            if flushedSessions[info.peerID] != info { await flush(to: info, now: now) }
         } catch {
             logger.error("ledger error on session up", metadata: ["error": "\(error)"])
         }
@@ -615,14 +620,38 @@ actor PaymentEngine {
     }
 
     /// Sends newly committed outbox frames to `peer` if a session is up; they stay queued otherwise. Frames never
-    /// sent go out first, in order, so that a cancel never overtakes its own unsent request.
+    /// sent go out first, in order, so that a cancel never overtakes its own unsent request; on a session that has
+    /// not had the whole outbox yet, everything goes out again first (see `flushedSessions`).
     private func transmit(_ records: [OutboxRecord], to peer: PeerID, now: Timestamp) async {
         guard !records.isEmpty else { return }
+        let recorded = Set(records.filter { $0.lastSentAt != nil }.map(\.messageID))
+        let session = await sessions.currentSessions().first { $0.peerID == peer }
+        while flushing[peer] != nil {
+            await withCheckedContinuation { flushing[peer, default: []].append($0) }
+        }
+        if let session, flushedSessions[peer] != session {
+            // The whole outbox, ours included (it is committed), in order.
+            await flush(to: session, now: now, recorded: recorded)
+            return
+        }
         let fresh = Set(records.map(\.messageID))
         let unsent = (try? await database.unsentOutbox(peerID: peer)) ?? []
-        let recorded = Set(records.filter { $0.lastSentAt != nil }.map(\.messageID))
         await resend(
             unsent.filter { !fresh.contains($0.messageID) } + records, to: peer, now: now, recorded: recorded)
+    }
+
+    /// Resends the whole outbox of the session's peer on it, in order, while other transmits to that peer wait.
+    private func flush(to session: SessionInfo, now: Timestamp, recorded: Set<UUID> = []) async {
+        let peer = session.peerID
+        flushedSessions[peer] = session
+        flushing[peer] = []
+        let pending = (try? await database.outbox(peerID: peer)) ?? []
+        if !pending.isEmpty {
+            logger.info(
+                "resending unacknowledged frames", metadata: ["peer": "\(session.name)", "count": "\(pending.count)"])
+        }
+        await resend(pending, to: peer, now: now, recorded: recorded)
+        for waiter in flushing.removeValue(forKey: peer) ?? [] { waiter.resume() }
     }
 
     /// Hands outbox frames to the session with `peer`, in order, and records the attempts (except those `recorded`

@@ -16,7 +16,11 @@ struct List: AsyncParsableCommand {
     @Option(help: "Only payments with this peer (display name or ID prefix).")
     var peer: String?
 
+    @Option(help: "How many to show at most, newest first.")
+    var limit: Int = 200
+
     func validate() throws {
+        if limit < 0 { throw ValidationError("--limit must be 0 or more") }
         if let state, !["pending", "accepted", "rejected", "cancelled", "expired"].contains(state) {
             throw ValidationError("--state must be pending, accepted, rejected, cancelled or expired")
         }
@@ -28,6 +32,7 @@ struct List: AsyncParsableCommand {
         if let state { params["state"] = .string(state) }
         if let direction { params["direction"] = .string(direction) }
         if let peer { params["peer"] = .string(peer) }
+        params["limit"] = .int(Int64(limit))
         let result = try await global.call("list", params)
         global.output(result) { Formatting.paymentTable(result.field("payments")?.items ?? []) }
     }
