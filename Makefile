@@ -5,7 +5,7 @@ SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-service test-bad-input test-install test-crash test-partition demo format lint clean help \
-	release stage install uninstall
+	release stage install uninstall bench bench-smoke bench-lan bench-micro bench-micro-smoke
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -90,6 +90,15 @@ test-partition: build-tests ## cut the link between two sandbox hosts during req
 
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
 	scripts/test-service
+
+# Not part of `make test`: timings depend on the machine. BENCH_ARGS=--smoke for a 1-2 minute run, --json for
+# one JSON object.
+BENCH_ARGS ?=
+bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, RSS, scale) against baselines
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+	scripts/bench-lan --daemon "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpayd" \
+		--cli "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpay" $(BENCH_ARGS)
 
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo
