@@ -4,7 +4,8 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-service test-install demo format lint clean help release stage install uninstall
+	test-payments test-service test-install demo format lint clean help release stage install uninstall \
+	bench-micro bench-micro-smoke
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -83,6 +84,14 @@ test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG
 
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo
+
+# Micro benchmarks of InterPayCore (package-benchmark, in the nested Benchmarks package so the main build and its
+# dependencies stay as they are). Results are per operation: time, throughput and mallocs.
+bench-micro: ## InterPayCore micro benchmarks (frame codec, money, peer ID, lifecycle), about 2 minutes after the build
+	$(SWIFT) package --package-path Benchmarks benchmark --no-progress
+
+bench-micro-smoke: ## every micro benchmark for a few iterations: checks that they build and run, numbers are meaningless
+	INTERPAY_BENCH_SMOKE=1 $(SWIFT) package --package-path Benchmarks benchmark --no-progress --quiet
 
 format: ## format Swift sources in place with swift-format
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
