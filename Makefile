@@ -103,6 +103,14 @@ bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, 
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo
 
+# Micro benchmarks of InterPayCore (package-benchmark, in the nested Benchmarks package so the main build and its
+# dependencies stay as they are). Results are per operation: time, throughput and mallocs.
+bench-micro: ## InterPayCore micro benchmarks (frame codec, money, peer ID, lifecycle), about 2 minutes after the build
+	$(SWIFT) package --package-path Benchmarks benchmark --no-progress
+
+bench-micro-smoke: ## every micro benchmark for a few iterations: checks that they build and run, numbers are meaningless
+	INTERPAY_BENCH_SMOKE=1 $(SWIFT) package --package-path Benchmarks benchmark --no-progress --quiet
+
 format: ## format Swift sources in place with swift-format
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 

@@ -11,18 +11,24 @@ public struct FrameCodec: Sendable {
     /// The largest body accepted and produced; at most `Limits.maxFrameSize`.
     public let maxFrameSize: Int
 
+    /// Made once per codec rather than per frame. Foundation's coders are safe to share between threads: their
+    /// options are guarded by a lock and each call encodes or decodes with state of its own.
+    private let encoder: JSONEncoder
+    private let decoder = JSONDecoder()
+
     /// A codec with the protocol's 64 KiB limit or a lower one.
     public init(maxFrameSize: Int = Limits.maxFrameSize) {
         precondition(maxFrameSize > 0 && maxFrameSize <= Limits.maxFrameSize, "frame limit out of range")
         self.maxFrameSize = maxFrameSize
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        self.encoder = encoder
     }
 
     // MARK: Encoding
 
     /// Encodes a message as its JSON body (no prefix).
     public func encodeBody(_ message: PaymentMessage) throws(FrameEncodingError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body: Data
         do {
             body = try encoder.encode(message)
@@ -78,12 +84,15 @@ public struct FrameCodec: Sendable {
             throw .oversize(length: UInt32(clamping: body.count), limit: maxFrameSize)
         }
         let data = Data(body)
-        guard String(validating: data, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        // ASCII (most frames) is valid UTF-8; only other text needs the full check, which copies it into a String.
+        guard data.allSatisfy({ $0 < 0x80 }) || String(validating: data, as: UTF8.self) != nil else {
+            throw .invalidUTF8
+        }
         // JSON text exchanged between systems must not begin with a byte order mark (RFC 8259, section 8.1).
         guard !data.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidJSON("byte order mark before the JSON") }
         let message: PaymentMessage
         do {
-            message = try JSONDecoder().decode(PaymentMessage.self, from: data)
+            message = try decoder.decode(PaymentMessage.self, from: data)
         } catch let error as FrameError {
             throw error
         } catch let error as DecodingError {
