@@ -4,7 +4,7 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-service test-install demo format lint clean help release stage install uninstall
+	test-payments test-service test-install demo format lint clean help release stage install uninstall fuzz test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -12,6 +12,8 @@ DESTDIR ?=
 # Extra flags for the release build, e.g. SWIFT_RELEASE_FLAGS=--static-swift-stdlib for binaries that do not need
 # the Swift toolchain's shared libraries at run time.
 SWIFT_RELEASE_FLAGS ?=
+# How long `make fuzz` runs each libFuzzer target, in seconds.
+FUZZ_SECONDS ?= 300
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
@@ -81,6 +83,12 @@ test-payments: build-tests ## two daemons on two sandbox hosts driven through th
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
 	scripts/test-service
 
+fuzz: deps ## libFuzzer on frames and control requests, FUZZ_SECONDS (300) each; failing inputs in fuzz-artifacts/
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
+
+test-fuzz: deps ## each libFuzzer target for 60 s; fails on a crash, hang or leak
+	FUZZ_SECONDS=60 scripts/fuzz
+
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo
 
@@ -138,4 +146,4 @@ test-install: ## make install into a scratch DESTDIR: tree, units (verify, secur
 	scripts/check-install
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz
