@@ -99,8 +99,8 @@ struct FrameDecoderTests {
 
     @Test("the answer to an unknown type made of combining marks is a valid frame (at most 200 code points)")
     func answerLimitCountsCodePoints() throws {
-        // Found by fuzzing (Fuzz/Regressions/frames/unknown-type-combining-marks): 200 characters of "é" written
-        // as e + U+0301 are 400 code points, and the peer rejected the answer as malformed.
+        // FuzzFrames' answer check fails on this input (Fuzz/Regressions/frames/unknown-type-combining-marks): 200
+        // characters of "é" written as e + U+0301 are 400 code points, and the peer rejected the answer as malformed.
         let body = Array(#"{"type":"\#(String(repeating: "e\u{301}", count: 150))"}"#.utf8)
         let codec = FrameCodec()
         let frame = UndecodableFrame(
