@@ -5,7 +5,7 @@ SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-service test-bad-input test-install test-crash test-partition demo format lint clean help \
-	release stage install uninstall bench bench-smoke bench-lan bench-micro bench-micro-smoke
+	release stage install uninstall bench bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -13,6 +13,8 @@ DESTDIR ?=
 # Extra flags for the release build, e.g. SWIFT_RELEASE_FLAGS=--static-swift-stdlib for binaries that do not need
 # the Swift toolchain's shared libraries at run time.
 SWIFT_RELEASE_FLAGS ?=
+# How long `make fuzz` runs each libFuzzer target, in seconds.
+FUZZ_SECONDS ?= 300
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
@@ -100,6 +102,12 @@ bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, 
 	scripts/bench-lan --daemon "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpayd" \
 		--cli "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpay" $(BENCH_ARGS)
 
+fuzz: deps ## libFuzzer on frames and control requests, FUZZ_SECONDS (300) each; failing inputs in fuzz-artifacts/
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
+
+test-fuzz: deps ## each libFuzzer target for 60 s; fails on a crash, hang or leak
+	FUZZ_SECONDS=60 scripts/fuzz
+
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo
 
@@ -165,4 +173,4 @@ test-install: ## make install into a scratch DESTDIR: tree, units (verify, secur
 	scripts/check-install
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

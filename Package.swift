@@ -13,6 +13,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "InterPayCore", targets: ["InterPayCore"]),
+        // The fuzz targets in Fuzz/ build against these two.
+        .library(name: "InterPayTransport", targets: ["InterPayTransport"]),
+        .library(name: "InterPayControl", targets: ["InterPayControl"]),
         .executable(name: "interpayd", targets: ["interpayd"]),
         .executable(name: "interpay", targets: ["interpay"]),
     ],

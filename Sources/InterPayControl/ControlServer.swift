@@ -241,19 +241,11 @@ public actor ControlServer {
     }
 
     private nonisolated func action(for bytes: ByteBuffer, subscribed: Bool) async -> Action {
-        let raw = bytes.readableBytesView
-        if raw.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .none }
-        let value: JSONValue
-        do {
-            value = try JSONValue(parsing: raw)
-        } catch {
-            return .reply(RPCResponse(id: nil, error: .parseError("parse error: \(error)")))
-        }
         let request: RPCRequest
-        do {
-            request = try RPCRequest(validating: value)
-        } catch {
-            return .reply(RPCResponse(id: value["id"].flatMap { RPCID($0) }, error: error))
+        switch ControlRequestLine(parsing: bytes.readableBytesView) {
+        case .blank: return .none
+        case .invalid(let response): return .reply(response)
+        case .request(let parsed): request = parsed
         }
         if request.method == "subscribe" {
             guard subscribed else { return .subscribe(request.id) }

@@ -20,6 +20,9 @@ public struct UndecodableFrame: Sendable {
         guard header.type != "error" else { return nil }
         let code: PaymentMessage.ErrorFrame.Code =
             if case .unknownType = error { .unknownType } else { .malformedFrame }
-        return .error(.init(code: code, message: String(error.description.prefix(200)), ref: header.messageID))
+        // The limit counts code points: a prefix of 200 characters can hold many more (an unknown `type` made of
+        // letters with combining marks), and an over-long message would make the answer itself malformed.
+        let message = String(String.UnicodeScalarView(error.description.unicodeScalars.prefix(Limits.maxReasonLength)))
+        return .error(.init(code: code, message: message, ref: header.messageID))
     }
 }

@@ -114,6 +114,25 @@ struct FrameDecoderTests {
             Issue.record("answered with \(other)")
         }
     }
+
+    @Test("the answer to an unknown type made of combining marks is a valid frame (at most 200 code points)")
+    func answerLimitCountsCodePoints() throws {
+        // FuzzFrames' answer check fails on this input (Fuzz/Regressions/frames/unknown-type-combining-marks): 200
+        // characters of "é" written as e + U+0301 are 400 code points, and the peer rejected the answer as malformed.
+        let body = Array(#"{"type":"\#(String(repeating: "e\u{301}", count: 150))"}"#.utf8)
+        let codec = FrameCodec()
+        let frame = UndecodableFrame(
+            error: try #require(throws: FrameError.self) { try codec.decodeBody(body) },
+            header: FrameHeader(lenientlyReading: body))
+        let answer = try #require(frame.answer)
+        guard case .error(let error) = answer else {
+            Issue.record("answered with \(answer)")
+            return
+        }
+        #expect(error.code == .unknownType)
+        #expect(error.message.unicodeScalars.count == Limits.maxReasonLength)
+        #expect(try codec.decode(try codec.encode(answer)) == answer)
+    }
 }
 
 private let referenced = UUID()
