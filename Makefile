@@ -5,7 +5,7 @@ SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-service test-bad-input test-install test-crash test-partition demo format lint clean help \
-	release stage install uninstall bench bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
+	release stage install uninstall bench bench-build bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
 PREFIX ?= /usr/local
@@ -58,7 +58,7 @@ build-tests: deps
 	$(SWIFT) build --build-tests
 
 TEST_TARGETS := build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-bad-input \
-	test-service test-install
+	test-crash test-partition test-service test-install test-fuzz bench-smoke
 
 test: $(TEST_TARGETS) ## everything CI runs
 	@echo "make test: all checks passed"
@@ -92,6 +92,26 @@ test-partition: build-tests ## cut the link between two sandbox hosts during req
 
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
 	scripts/test-service
+
+# `make bench`: every figure of README "Performance" in one run, on release builds. `make bench-smoke` (part of
+# `make test`) runs each benchmark for a few iterations so that none can rot; it checks that they run, not how fast.
+RELEASE_BIN = $$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)
+BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json
+
+bench-build: deps
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay-bench
+
+bench: bench-build ## every benchmark on release builds: engine vs TLS + SQLite baselines, LAN figures, micro benchmarks
+	$(BENCH_LAN) >.build/bench-lan.json || true
+	"$(RELEASE_BIN)/interpay-bench" --merge .build/bench-lan.json
+	$(MAKE) --no-print-directory bench-micro
+
+bench-smoke: bench-build ## a few iterations of every benchmark (engine, LAN, micro): they still run (not how fast)
+	$(BENCH_LAN) --smoke >.build/bench-lan.json
+	"$(RELEASE_BIN)/interpay-bench" --smoke --merge .build/bench-lan.json
+	$(MAKE) --no-print-directory bench-micro-smoke
 
 # Not part of `make test`: timings depend on the machine. BENCH_ARGS=--smoke for a 1-2 minute run, --json for
 # one JSON object.
