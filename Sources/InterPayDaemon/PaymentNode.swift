@@ -29,7 +29,10 @@ package final class PaymentNode: Sendable {
             identity: try Identity.loadOrCreate(in: directory), configuration: configuration, logger: logger)
         port = try await sessions.start()
         database = try AppDatabase(path: directory.appending(path: "ledger.sqlite").path)
-        engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
+        // No per-peer request limits: the benchmark floods one peer on purpose.
+        engine = PaymentEngine(
+            database: database, sessions: sessions,
+            requestLimits: .init(maxPending: .max, maxPerMinute: .max), logger: logger)
         let (sessions, engine) = (self.sessions, self.engine)
         let run = Task { _ = try? await sessions.run() }
         let follow = Task { await SessionEventRouter(engine: engine, pairing: nil).run(sessions.events) }

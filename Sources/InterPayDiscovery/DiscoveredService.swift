@@ -14,15 +14,13 @@ final class DiscoveredService {
         var operations: [DNSServiceOperation] = []
         /// Ends the resolution when no answer comes in time.
         var timeout: DispatchWorkItem?
-        /// Uses the IPv6 address when no IPv4 address followed it.
-        var ipv6Fallback: DispatchWorkItem?
+        /// Queries the AAAA record when no IPv4 address came in time.
+        var ipv6Query: DispatchWorkItem?
         /// From the resolve: SRV target, port and TXT.
         var hostTarget = ""
         var port = 0
         var peerID: PeerID?
         var versions: [Int] = []
-        /// The first IPv6 address seen; used only when no IPv4 address comes.
-        var ipv6Address: String?
 
         init(interfaceIndex: UInt32) {
             self.interfaceIndex = interfaceIndex
@@ -34,8 +32,8 @@ final class DiscoveredService {
             operations = []
             timeout?.cancel()
             timeout = nil
-            ipv6Fallback?.cancel()
-            ipv6Fallback = nil
+            ipv6Query?.cancel()
+            ipv6Query = nil
         }
     }
 

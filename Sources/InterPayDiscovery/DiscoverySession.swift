@@ -37,6 +37,10 @@ final class DiscoverySession: @unchecked Sendable {
     static let ipv4Preference: Duration = .milliseconds(500)
     /// Alternative names tried when the name is taken on this host.
     static let maximumRenames = 50
+    /// Resolutions running at once; the others wait their turn. Avahi's libdns_sd opens a D-Bus connection for every
+    /// operation, and the system bus allows a user 256 connections: resolving every peer at once (a resolve, then an
+    /// address lookup each) runs out of connections with about 80 peers, or with many daemons on one host.
+    static let maximumConcurrentResolutions = 2
 
     /// The number of sessions not yet deinitialized, in this process (for tests).
     static var liveCount: Int { live.withLock { $0 } }
@@ -78,6 +82,8 @@ final class DiscoverySession: @unchecked Sendable {
     private var registeredName: String?
     /// Every instance seen since the last reconnect, plus the reported ones kept across an outage.
     private var services: [String: DiscoveredService] = [:]
+    /// Instances waiting for a resolution slot, in the order they asked (see `maximumConcurrentResolutions`).
+    private var resolutionQueue: [String] = []
     /// Connection attempts that failed in a row (for the backoff).
     private var failedAttempts = 0
     /// Whether `unavailable` was reported and `available` not yet again.
@@ -211,6 +217,7 @@ final class DiscoverySession: @unchecked Sendable {
         sweepItem = nil
         stableItem?.cancel()
         stableItem = nil
+        resolutionQueue.removeAll()
         for (name, service) in services {
             service.cancelWork()
             service.interfaces = [:]
@@ -237,6 +244,7 @@ final class DiscoverySession: @unchecked Sendable {
                 emit(.disappeared(serviceName: name, peerID: peer.peerID))
             }
         }
+        startQueuedResolutions()
     }
 
     private func emit(_ event: DiscoveryEvent) {
@@ -368,6 +376,8 @@ final class DiscoverySession: @unchecked Sendable {
         }
         services[name] = nil
         service.cancelWork()
+        resolutionQueue.removeAll { $0 == name }
+        startQueuedResolutions()
         if let peer = service.reported {
             logger.debug("DNS-SD instance gone", metadata: ["service": "\(name)"])
             emit(.disappeared(serviceName: name, peerID: peer.peerID))
@@ -379,6 +389,11 @@ final class DiscoverySession: @unchecked Sendable {
     /// Resolves the instance on one interface (SRV, TXT), then looks up its host's address there.
     private func startResolution(of service: DiscoveredService, on interfaceIndex: UInt32) {
         service.cancelWork()
+        let running = services.values.count { $0.resolution != nil }
+        guard running < Self.maximumConcurrentResolutions else {
+            if !resolutionQueue.contains(service.name) { resolutionQueue.append(service.name) }
+            return
+        }
         let resolution = DiscoveredService.Resolution(interfaceIndex: interfaceIndex)
         service.resolution = resolution
         let operation = DNSServiceOperation(label: "resolve \(service.name)", queue: queue)
@@ -440,28 +455,36 @@ final class DiscoverySession: @unchecked Sendable {
         }
     }
 
-    /// Queries A and AAAA records of the resolved host on the resolve's interface (Avahi's libdns_sd has no
-    /// `DNSServiceGetAddrInfo`).
+    /// Queries the A record of the resolved host on the resolve's interface, and its AAAA record too if no IPv4
+    /// address came within `ipv4Preference` (Avahi's libdns_sd has no `DNSServiceGetAddrInfo`). One query at a time
+    /// keeps the D-Bus connections per resolution to one.
     private func lookUpAddress(of service: DiscoveredService, resolution: DiscoveredService.Resolution) {
+        query(AddressRecord.typeA, of: service, resolution: resolution)
+        let ipv6 = DispatchWorkItem { [weak self, weak service, weak resolution] in
+            guard let self, let service, let resolution, service.resolution === resolution else { return }
+            self.query(AddressRecord.typeAAAA, of: service, resolution: resolution)
+        }
+        resolution.ipv6Query = ipv6
+        queue.asyncAfter(deadline: .now() + Self.ipv4Preference.dispatchInterval, execute: ipv6)
+    }
+
+    private func query(_ recordType: UInt16, of service: DiscoveredService, resolution: DiscoveredService.Resolution) {
         let host = resolution.hostTarget
         let interfaceIndex = resolution.interfaceIndex
-        for recordType in [AddressRecord.typeA, AddressRecord.typeAAAA] {
-            let operation = DNSServiceOperation(label: "address of \(host)", queue: queue)
-            operation.handler = { [weak self, weak service, weak resolution] operation, reply in
-                guard let self, let service, let resolution, service.resolution === resolution else { return }
-                self.handleAddress(reply, from: operation, service: service, resolution: resolution)
-            }
-            resolution.operations.append(operation)
-            let error = operation.start { ref, context in
-                DNSServiceQueryRecord(
-                    ref, 0, interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
-                    DNSServiceOperation.queryReply, context)
-            }
-            if error != DNSServiceErrorCode.noError {
-                resolutionFailed(
-                    service, reason: DiscoveryError.dnsService(operation: .addressLookup, code: error).description)
-                return
-            }
+        let operation = DNSServiceOperation(label: "address of \(host)", queue: queue)
+        operation.handler = { [weak self, weak service, weak resolution] operation, reply in
+            guard let self, let service, let resolution, service.resolution === resolution else { return }
+            self.handleAddress(reply, from: operation, service: service, resolution: resolution)
+        }
+        resolution.operations.append(operation)
+        let error = operation.start { ref, context in
+            DNSServiceQueryRecord(
+                ref, 0, interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
+                DNSServiceOperation.queryReply, context)
+        }
+        if error != DNSServiceErrorCode.noError {
+            resolutionFailed(
+                service, reason: DiscoveryError.dnsService(operation: .addressLookup, code: error).description)
         }
     }
 
@@ -474,17 +497,8 @@ final class DiscoverySession: @unchecked Sendable {
             guard let address = AddressRecord.text(type: type, rdata: rdata, interfaceIndex: interfaceIndex) else {
                 return
             }
-            if type == AddressRecord.typeA {
-                complete(service, resolution: resolution, address: address)
-            } else if resolution.ipv6Address == nil {
-                resolution.ipv6Address = address
-                let fallback = DispatchWorkItem { [weak self, weak service, weak resolution] in
-                    guard let self, let service, let resolution, service.resolution === resolution else { return }
-                    self.complete(service, resolution: resolution, address: address)
-                }
-                resolution.ipv6Fallback = fallback
-                queue.asyncAfter(deadline: .now() + Self.ipv4Preference.dispatchInterval, execute: fallback)
-            }
+            // An A answer, or an AAAA answer (asked for only after the A query had `ipv4Preference` to answer).
+            complete(service, resolution: resolution, address: address)
         case .failed(let code):
             resolutionFailed(
                 service, reason: DiscoveryError.dnsService(operation: .addressLookup, code: code).description)
@@ -493,10 +507,24 @@ final class DiscoverySession: @unchecked Sendable {
         }
     }
 
+    /// Starts waiting resolutions while slots are free (see `maximumConcurrentResolutions`).
+    private func startQueuedResolutions() {
+        while !resolutionQueue.isEmpty,
+            services.values.count(where: { $0.resolution != nil }) < Self.maximumConcurrentResolutions
+        {
+            let name = resolutionQueue.removeFirst()
+            guard phase == .running, let service = services[name], service.resolution == nil,
+                let interfaceIndex = service.preferredInterface
+            else { continue }
+            startResolution(of: service, on: interfaceIndex)
+        }
+    }
+
     /// The instance is resolved: report it if it is new or differs from what was reported.
     private func complete(_ service: DiscoveredService, resolution: DiscoveredService.Resolution, address: String) {
         guard let peerID = resolution.peerID else { return }
         service.cancelWork()
+        defer { startQueuedResolutions() }
         service.failedResolutions = 0
         service.ignoredReason = nil
         var hostName = resolution.hostTarget
@@ -541,6 +569,7 @@ final class DiscoverySession: @unchecked Sendable {
     /// The instance is not a peer to report; if it was reported (its TXT changed), it disappears.
     private func ignore(_ service: DiscoveredService, reason: String, level: Logger.Level) {
         service.cancelWork()
+        defer { startQueuedResolutions() }
         if service.ignoredReason != reason {
             service.ignoredReason = reason
             logger.log(level: level, "ignoring DNS-SD instance: \(reason)", metadata: ["service": "\(service.name)"])
@@ -554,6 +583,7 @@ final class DiscoverySession: @unchecked Sendable {
     /// A resolve or address lookup failed or timed out: try again later while the instance is announced.
     private func resolutionFailed(_ service: DiscoveredService, reason: String) {
         service.cancelWork()
+        defer { startQueuedResolutions() }
         service.failedResolutions += 1
         let metadata: Logger.Metadata = ["service": "\(service.name)", "reason": "\(reason)"]
         guard phase == .running, service.isPresent, services[service.name] === service else { return }
