@@ -10,17 +10,26 @@ public import Foundation
 public struct PeerID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 32 bytes of the SHA-256 digest.
     public let bytes: [UInt8]
+    /// The full text form: 8 groups of 7 characters separated by `-` (63 characters). Computed once: the ledger and
+    /// the logs use it all the time.
+    public let description: String
 
     /// Wraps 32 digest bytes.
     public init(bytes: [UInt8]) throws(PeerIDError) {
         guard bytes.count == 32 else { throw .wrongByteCount(bytes.count) }
         self.bytes = bytes
+        self.description = Self.text(of: bytes)
     }
 
     /// Derives the peer ID of a public key from its DER-encoded SubjectPublicKeyInfo.
     public init(subjectPublicKeyInfoDER der: some DataProtocol) {
         self.bytes = Array(SHA256.hash(data: der))
+        self.description = Self.text(of: bytes)
     }
+
+    public static func == (lhs: PeerID, rhs: PeerID) -> Bool { lhs.bytes == rhs.bytes }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 
     /// Parses the text form. Case, `-` and spaces do not matter, and the look-alikes `0`, `1`, `8` are read as
     /// `O`, `I`, `B`; every check character must match.
@@ -45,8 +54,8 @@ public struct PeerID: Sendable, Hashable, Comparable, CustomStringConvertible {
         try self.init(bytes: decoded)
     }
 
-    /// The full text form: 8 groups of 7 characters separated by `-` (63 characters).
-    public var description: String {
+    /// The text form of 32 bytes (see `description`).
+    private static func text(of bytes: [UInt8]) -> String {
         let data = Self.base32Encode(bytes)
         var withChecks: [UInt8] = []
         withChecks.reserveCapacity(56)

@@ -345,8 +345,13 @@ actor PaymentEngine {
     )
         async throws(EngineError)
     {
-        let pending = try await outbox(for: peer)
-        guard let acked = pending.first(where: { $0.messageID == ack.ackedID }), acked.paymentID == ack.paymentID else {
+        let acked: OutboxRecord?
+        do {
+            acked = try await database.outboxRecord(messageID: ack.ackedID, peerID: peer)
+        } catch {
+            throw .storage(error.description)
+        }
+        guard let acked, acked.paymentID == ack.paymentID else {
             logger.debug("ack for no pending frame", metadata: ["message": "\(ack.ackedID.wireString)"])
             return
         }

@@ -13,6 +13,16 @@ extension AppDatabase {
         }
     }
 
+    /// The frame `messageID` waiting for `peerID`'s ack, if it is in the outbox.
+    public func outboxRecord(messageID: UUID, peerID: PeerID) async throws(StoreError) -> OutboxRecord? {
+        try await read("read outbox frame \(messageID.wireString)") { db in
+            try OutboxRecord
+                .filter(OutboxRecord.Columns.messageID == messageID.wireString)
+                .filter(OutboxRecord.Columns.peerID == peerID.description)
+                .fetchOne(db)
+        }
+    }
+
     /// The frames for `peerID` never handed to a session, in `seq` order.
     public func unsentOutbox(peerID: PeerID) async throws(StoreError) -> [OutboxRecord] {
         try await read("read the unsent outbox of \(peerID.shortDescription)") { db in
