@@ -11,7 +11,19 @@ enum LANReport {
         var unit: String
         var samples: [Double]
         var baseline: Reference?
-        var target: String?
+        /// `{"p50_max": X}` (in `unit`) or `{"ratio_max": X}` (p50 over the baseline's p50), or none.
+        var target: [String: Double]?
+        /// Whether bench-lan found the target met.
+        var met: Bool?
+        /// Why the figure could not be measured.
+        var error: String?
+
+        /// The target as this report writes it.
+        var targetText: String {
+            if let limit = target?["p50_max"] { return "≤ \(Report.format(limit)) \(unit)" }
+            if let limit = target?["ratio_max"] { return "≤ \(Report.format(limit))× baseline" }
+            return "—"
+        }
     }
 
     private struct Reference: Decodable {
@@ -30,10 +42,11 @@ enum LANReport {
         }
         return file.figures.map { entry in
             var figure = Figure(
-                name: entry.name, unit: entry.unit, statistic: "p50", samples: Samples(entry.samples),
+                name: entry.error.map { "\(entry.name) (not measured: \($0))" } ?? entry.name, unit: entry.unit,
+                statistic: "p50", samples: Samples(entry.samples),
                 baseline: entry.baseline.map { .init(name: $0.name, samples: Samples($0.samples)) },
-                target: entry.target ?? "—")
-            figure.met = InterpayBench.meets(figure)
+                target: entry.targetText)
+            figure.met = entry.error == nil ? entry.met : false
             return figure
         }
     }
