@@ -185,6 +185,14 @@ class PeerConnection:
         except Closed:
             return True
 
+    def error_then_close(self):
+        """The next error frame (None if the connection closed first), and whether the connection then closes."""
+        try:
+            answer = self.next_frame(lambda f: f.get("type") == "error")
+        except Closed:
+            answer = None
+        return answer, self.closes_within()
+
     def close(self):
         try:
             self.sock.close()
@@ -357,12 +365,7 @@ class Prober:
 
         conn = self.connect(hello=False)
         conn.send({"type": "ping", "nonce": 1})
-        answer = None
-        try:
-            answer = conn.next_frame(lambda f: f.get("type") == "error")
-        except Closed:
-            pass
-        ended = conn.closes_within()
+        answer, ended = conn.error_then_close()
         R.check(answer is not None and answer.get("code") == "malformed-frame" and ended,
                 "a first frame that is not hello → error malformed-frame, then close", describe(answer))
         conn.close()
@@ -376,12 +379,7 @@ class Prober:
         rss_before = self.d.rss_kib()
         offset = self.d.log_size()
         conn.send_raw(struct.pack(">I", 0xFFFFFFFF))
-        answer = None
-        try:
-            answer = conn.next_frame(lambda f: f.get("type") == "error")
-        except Closed:
-            pass
-        ended = conn.closes_within()
+        answer, ended = conn.error_then_close()
         conn.close()
         R.check(answer is not None and answer.get("code") == "limit-exceeded" and ended,
                 "a 4 GiB length prefix → error limit-exceeded, then close", describe(answer))
@@ -393,23 +391,14 @@ class Prober:
 
         conn = self.connect()
         conn.send_raw(struct.pack(">I", 65537) + b"{")
-        answer = None
-        try:
-            answer = conn.next_frame(lambda f: f.get("type") == "error")
-        except Closed:
-            pass
-        R.check(answer is not None and answer.get("code") == "limit-exceeded" and conn.closes_within(),
+        answer, ended = conn.error_then_close()
+        R.check(answer is not None and answer.get("code") == "limit-exceeded" and ended,
                 "a 65537-byte frame (one over the maximum) → error limit-exceeded, then close", describe(answer))
         conn.close()
 
         conn = self.connect(hello=False)
         conn.send_raw(struct.pack(">I", 0x7FFFFFFF))
-        answer = None
-        try:
-            answer = conn.next_frame(lambda f: f.get("type") == "error")
-        except Closed:
-            pass
-        ended = conn.closes_within()
+        answer, ended = conn.error_then_close()
         conn.close()
         R.check(answer is not None and answer.get("code") == "limit-exceeded" and ended,
                 "an oversize prefix instead of hello → error limit-exceeded, then close", describe(answer))
@@ -458,12 +447,8 @@ class Prober:
         R.check(answer is None, "an invalid error frame is not answered (no error for an error)", describe(answer))
         conn.send({"type": "hello", "minVersion": 1, "maxVersion": 1, "name": "again", "capabilities": [],
                    "agent": "x"})
-        answer = None
-        try:
-            answer = conn.next_frame(lambda f: f.get("type") == "error")
-        except Closed:
-            pass
-        R.check(answer is not None and answer.get("code") == "malformed-frame" and conn.closes_within(),
+        answer, ended = conn.error_then_close()
+        R.check(answer is not None and answer.get("code") == "malformed-frame" and ended,
                 "a second hello → error malformed-frame, then close", describe(answer))
         conn.close()
         self.still_serves("invalid frames")
