@@ -113,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "interpayd",
             dependencies: [
-                "InterPayDaemon", "InterPayControl",
+                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayRates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

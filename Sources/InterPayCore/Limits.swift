@@ -18,14 +18,19 @@ public enum Limits {
 }
 
 extension KeyedDecodingContainer {
-    /// Decodes a string whose length in code points lies in `range`.
+    /// Decodes a string whose length in code points lies in `range` and that holds no control character
+    /// (`SafeText`).
     func decodeText(forKey key: Key, length range: ClosedRange<Int>) throws -> String {
         let text = try decode(String.self, forKey: key)
         guard range.contains(text.unicodeScalars.count) else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: self,
                 debugDescription:
-                    "length \(text.unicodeScalars.count) is outside \(range.lowerBound)...\(range.upperBound)")
+                    "length \(text.unicodeScalars.count) code points is outside \(range.lowerBound)...\(range.upperBound)")
+        }
+        if let scalar = SafeText.forbiddenScalar(in: text) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "control character \(SafeText.describe(scalar)) is not allowed")
         }
         return text
     }

@@ -46,7 +46,11 @@ extension PaymentMessage {
             }
             self.minVersion = minVersion
             self.maxVersion = maxVersion
-            self.name = try container.decodeText(forKey: .name, length: 1...Limits.maxNameLength)
+            let name = try container.decodeText(forKey: .name, length: 1...Limits.maxNameLength)
+            if let problem = DisplayName.problem(with: name) {
+                throw DecodingError.dataCorruptedError(forKey: .name, in: container, debugDescription: problem)
+            }
+            self.name = name
             self.capabilities = try container.decode([String].self, forKey: .capabilities)
             self.agent = try container.decodeText(forKey: .agent, length: 0...Limits.maxAgentLength)
         }

@@ -29,10 +29,12 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
         guard payee != payer else { throw .samePeer }
         guard amount.minorUnits > 0 else { throw .amountNotPositive }
         guard memo.unicodeScalars.count <= Limits.maxMemoLength else { throw .memoTooLong(memo.unicodeScalars.count) }
+        if let scalar = SafeText.forbiddenScalar(in: memo) { throw .controlCharacter(field: "memo", scalar) }
         if let category {
             guard (1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) else {
                 throw .invalidCategory(category)
             }
+            if let scalar = SafeText.forbiddenScalar(in: category) { throw .controlCharacter(field: "category", scalar) }
         }
         guard expiresAt > createdAt else { throw .expiresBeforeCreated }
         self.id = id
@@ -93,6 +95,8 @@ extension PaymentRequestError {
         case .amountNotPositive: PaymentRequest.CodingKeys.amount
         case .memoTooLong: PaymentRequest.CodingKeys.memo
         case .invalidCategory: PaymentRequest.CodingKeys.category
+        case .controlCharacter(let field, _):
+            field == "memo" ? PaymentRequest.CodingKeys.memo : PaymentRequest.CodingKeys.category
         case .expiresBeforeCreated: PaymentRequest.CodingKeys.expiresAt
         }
     }

@@ -10,14 +10,19 @@ public enum PaymentRequestError: Error, Sendable, Hashable, CustomStringConverti
     case invalidCategory(String)
     /// `expiresAt` is not after `createdAt`.
     case expiresBeforeCreated
+    /// The memo or category (`field`) holds a control character (`SafeText`).
+    case controlCharacter(field: String, Unicode.Scalar)
 
     public var description: String {
         switch self {
         case .samePeer: "payee and payer must be different peers"
         case .amountNotPositive: "the amount must be greater than zero"
-        case .memoTooLong(let length): "the memo has \(length) characters, at most \(Limits.maxMemoLength) are allowed"
+        case .memoTooLong(let length):
+            "the memo has \(length) code points, at most \(Limits.maxMemoLength) are allowed"
         case .invalidCategory(let category):
-            "the category '\(category)' must have 1 to \(Limits.maxCategoryLength) characters"
+            "the category '\(SafeText.escaped(category))' must have 1 to \(Limits.maxCategoryLength) code points"
+        case .controlCharacter(let field, let scalar):
+            "the \(field) holds the control character \(SafeText.describe(scalar)), which is not allowed"
         case .expiresBeforeCreated: "the request must expire after it was created"
         }
     }

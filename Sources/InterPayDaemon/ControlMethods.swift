@@ -31,7 +31,7 @@ struct ControlMethods: ControlHandler {
             case "untrust": return try await untrust(params)
             case "send": return try await send(params)
             case "accept": return try await decide(.accept, params)
-            case "reject": return try await decide(.reject(reason: params.string("reason")), params)
+            case "reject": return try await decide(.reject(reason: try reason(params)), params)
             case "cancel": return try await decide(.cancel, params)
             case "list": return try await list(params)
             case "show": return try await show(params)
@@ -167,9 +167,34 @@ struct ControlMethods: ControlHandler {
         return try await json(record)
     }
 
+    /// `accept`, `reject`, `cancel`. A decision that lost to the peer's crossing one (the payee's cancel reached
+    /// the payee's ledger first, say) is a conflict naming the outcome, whichever side learned of it first: the same
+    /// outcome always gives the same answer (exit 5).
     private func decide(_ decision: PaymentEngine.Decision, _ params: Params) async throws -> JSONValue {
         let record = try await resolvePayment(try params.required("payment"))
-        return try await json(try await engine.decide(decision, paymentID: record.id))
+        let decided = try await engine.decide(decision, paymentID: record.id)
+        let wanted: PaymentState =
+            switch decision {
+            case .accept: .accepted
+            case .reject: .rejected
+            case .cancel: .cancelled
+            }
+        if decided.confirmed, decided.state != wanted, let reason = decided.state.conflictReason {
+            throw EngineError.conflict(reason)
+        }
+        return try await json(decided)
+    }
+
+    /// A reject reason from the control socket: at most `Limits.maxReasonLength` code points, no control character.
+    private func reason(_ params: Params) throws -> String? {
+        guard let reason = params.string("reason") else { return nil }
+        guard reason.unicodeScalars.count <= Limits.maxReasonLength else {
+            throw RPCError.invalidParams("a reason has at most \(Limits.maxReasonLength) code points")
+        }
+        if let scalar = SafeText.forbiddenScalar(in: reason) {
+            throw RPCError.invalidParams("the reason holds the control character \(SafeText.describe(scalar))")
+        }
+        return reason
     }
 
     private func list(_ params: Params) async throws -> JSONValue {
@@ -289,36 +314,22 @@ struct ControlMethods: ControlHandler {
 
     // MARK: Resolution and JSON
 
-    /// A peer by display name (case-insensitive) or unique ID prefix.
+    /// The peer `text` names (`PeerResolver`: an ID or ID prefix by ID only, a name only when one known peer has
+    /// it); with `requireSession`, a known peer without a session is `peerUnreachable`.
     private func resolvePeer(_ text: String, requireSession: Bool = true) async throws -> PeerID {
-        var candidates: [PeerID: String] = [:]
-        for session in await sessions.currentSessions() { candidates[session.peerID] = session.name }
-        if !requireSession {
-            for peer in try await database.peers() where candidates[peer.peerID] == nil {
-                candidates[peer.peerID] = peer.name
+        let names = try await peerNames()
+        let candidates = names.map { PeerResolver.Candidate(id: $0.key, name: $0.value) }
+        switch PeerResolver.resolve(text, among: candidates) {
+        case .found(let peer):
+            if requireSession, !(await sessions.currentSessions().contains { $0.peerID == peer }) {
+                throw EngineError.peerUnreachable("\(SafeText.escaped(names[peer] ?? "")) (\(peer.shortDescription))")
             }
+            return peer
+        case .ambiguous(let candidates):
+            throw EngineError.ambiguous(SafeText.escaped(text), candidates: candidates)
+        case .notFound:
+            throw EngineError.notFound("peer '\(SafeText.escaped(text))'")
         }
-        let byName = candidates.filter { $0.value.caseInsensitiveCompare(text) == .orderedSame }
-        let compact = text.uppercased().replacingOccurrences(of: "-", with: "")
-        let byPrefix = candidates.filter {
-            !compact.isEmpty && $0.key.description.replacingOccurrences(of: "-", with: "").hasPrefix(compact)
-        }
-        let matches = byName.isEmpty ? byPrefix : byName
-        if matches.count > 1 {
-            throw EngineError.ambiguous(
-                text, candidates: matches.map { "\($0.value) (\($0.key.shortDescription))" }.sorted())
-        }
-        guard let match = matches.first else {
-            if requireSession {
-                let known = try await database.peers().contains {
-                    $0.name.caseInsensitiveCompare(text) == .orderedSame
-                        || $0.peerID.description.replacingOccurrences(of: "-", with: "").hasPrefix(compact)
-                }
-                if known { throw EngineError.peerUnreachable(text) }
-            }
-            throw EngineError.notFound("peer '\(text)'")
-        }
-        return match.key
     }
 
     /// A payment by ID or unique prefix of at least 4 characters.
@@ -397,7 +408,7 @@ extension EngineError {
     var rpcError: RPCError {
         switch self {
         case .notFound: .notFound(description)
-        case .ambiguous(_, let candidates): .invalidParams(description, data: .array(candidates.map(JSONValue.string)))
+        case .ambiguous(_, let candidates): .notFound(description, data: .array(candidates.map(JSONValue.string)))
         case .conflict(let reason): .conflict(description, data: .object(["reasonCode": .string(reason.rawValue)]))
         case .notPermitted: .forbidden(description)
         case .peerUnreachable: .peerUnreachable(description)

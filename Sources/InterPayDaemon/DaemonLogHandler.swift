@@ -1,4 +1,5 @@
 public import Foundation
+import InterPayCore
 public import Logging
 
 /// The daemon's log lines on standard error: for journald when standard error is the journal (`JOURNAL_STREAM`
@@ -20,16 +21,22 @@ public struct DaemonLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     private let style: Style
     private let write: @Sendable (String) -> Void
+    private let budget: PeerLogBudget
 
     /// A handler writing to standard error in `style`.
     public init(label: String, level: Logger.Level, style: Style) {
         self.init(level: level, style: style) { line in FileHandle.standardError.write(Data(line.utf8)) }
     }
 
-    /// A handler handing each finished line (with its newline) to `write`; for tests.
-    public init(level: Logger.Level, style: Style, write: @escaping @Sendable (String) -> Void) {
+    /// A handler handing each finished line (with its newline) to `write`, holding back lines about one peer past
+    /// `budget`; for tests.
+    public init(
+        level: Logger.Level, style: Style, budget: PeerLogBudget = .shared,
+        write: @escaping @Sendable (String) -> Void
+    ) {
         self.logLevel = level
         self.style = style
+        self.budget = budget
         self.write = write
     }
 
@@ -50,21 +57,36 @@ public struct DaemonLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
+        if event.level < .error, let peer = all["id"] ?? all["peer"] ?? all["address"] {
+            guard let suppressed = budget.admit("\(peer)") else { return }
+            if suppressed > 0 { all["suppressed"] = "\(suppressed)" }
+        }
         write(Self.line(event.level, "\(event.message)", all, style: style, date: Date()))
     }
 
-    /// One formatted line, newline included. Newlines inside the message are escaped so a line stays one entry.
+    /// One formatted line, newline included. Every control character in the message and the metadata is escaped
+    /// (`SafeText`), so that text a peer chose (a name with a newline and `<2>`, an `ESC` sequence) can neither
+    /// start a forged line nor rewrite a terminal; a value with a space, `"` or `=` in it, or an empty one, is
+    /// quoted, so that it cannot pose as another field.
     static func line(
         _ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata, style: Style, date: Date
     ) -> String {
-        let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let text = ([message.replacingOccurrences(of: "\n", with: "\\n")] + fields).joined(separator: " ")
+        let fields = metadata.sorted { $0.key < $1.key }.map { "\(SafeText.escaped($0.key))=\(quoted("\($0.value)"))" }
+        let text = ([SafeText.escaped(message)] + fields).joined(separator: " ")
         switch style {
         case .journal:
             return "<\(priority(level))>\(text)\n"
         case .human:
             return "\(date.formatted(.iso8601)) \(level) \(text)\n"
         }
+    }
+
+    /// A metadata value as written: escaped, and in double quotes (with `"` as `\"`) when it holds a space, `"` or
+    /// `=`, or is empty.
+    static func quoted(_ value: String) -> String {
+        let escaped = SafeText.escaped(value)
+        guard escaped.isEmpty || escaped.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else { return escaped }
+        return "\"" + escaped.replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     /// The syslog priority of a level (sd-daemon(3)).

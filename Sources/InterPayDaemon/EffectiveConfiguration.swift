@@ -82,10 +82,8 @@ public struct EffectiveConfiguration: Sendable {
             ])
 
         let name = try merger.required("name", \.name, quoted: true)
-        guard (1...Limits.maxNameLength).contains(name.value.unicodeScalars.count) else {
-            throw .invalidValue(
-                key: "name", value: name.value, reason: "a name has 1 to \(Limits.maxNameLength) characters",
-                source: name.source)
+        if let problem = DisplayName.problem(with: name.value) {
+            throw .invalidValue(key: "name", value: SafeText.escaped(name.value), reason: problem, source: name.source)
         }
         let listen = try merger.required("listen", \.listen, quoted: true)
         let port = try merger.required("port", \.port)

@@ -117,6 +117,12 @@ public struct CurlHTTPClient: HTTPClient {
         }
     }
 
+    /// The schemes a redirect from `url` may lead to: only `https` from an `https` URL, so that no redirect can
+    /// downgrade a transfer (and the key in its URL) to plain HTTP.
+    static func redirectProtocols(for url: String) -> String {
+        url.lowercased().hasPrefix("https://") ? "https" : "http,https"
+    }
+
     /// Sets every option of the transfer; the first option libcurl refuses, if any.
     private func configure(
         _ handle: UnsafeMutableRawPointer, url: String, headers: UnsafeMutablePointer<curl_slist>?,
@@ -138,7 +144,7 @@ public struct CurlHTTPClient: HTTPClient {
         // Signals cannot be used for timeouts in a multi-threaded process.
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_PROTOCOLS_STR, "http,https")
-        set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_REDIR_PROTOCOLS_STR, Self.redirectProtocols(for: url))
         set(CURLOPT_FOLLOWLOCATION, 1)
         set(CURLOPT_MAXREDIRS, Self.maximumRedirects)
         set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))

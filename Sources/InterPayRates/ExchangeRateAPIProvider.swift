@@ -41,9 +41,27 @@ public struct ExchangeRateAPIProvider: RatesProvider {
             throw .invalidURLTemplate(template: shown, reason: "it must not contain spaces or control characters")
         }
         if urlTemplate.contains("{key}"), apiKey == nil { throw .missingAPIKey }
+        if urlTemplate.contains("{key}"), lowercased.hasPrefix("http://"), !Self.isLoopback(urlTemplate) {
+            throw .invalidURLTemplate(
+                template: shown, reason: "an API key is sent only over https:// (plain http only to a loopback host)")
+        }
         self.urlTemplate = urlTemplate
         self.apiKey = apiKey
         self.client = client
+    }
+
+    /// Whether the host of an `http://` URL is a loopback address (`127.0.0.0/8`, `::1` or `localhost`).
+    static func isLoopback(_ url: String) -> Bool {
+        let rest = url.dropFirst("http://".count)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@").last.map(String.init) ?? ""
+        let host: Substring =
+            hostAndPort.hasPrefix("[")
+            ? hostAndPort.dropFirst().prefix { $0 != "]" } : hostAndPort.prefix { $0 != ":" }
+        let lower = host.lowercased()
+        if lower == "localhost" || lower == "::1" { return true }
+        let octets = lower.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// The template with the key masked (if it appears in it at all).

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayControl
+import InterPayCore
 
 /// A failure with its message and the documented exit code.
 struct CLIError: Error {
@@ -31,7 +32,8 @@ struct CLIError: Error {
                 case RPCError.Code.invalidParams: 2
                 default: 1
                 }
-            self.init(message: rpc.message, exitCode: code)
+            // The daemon's message may quote a peer's text: print it escaped (`SafeText`).
+            self.init(message: SafeText.escaped(rpc.message), exitCode: code)
         default:
             self.init(message: error.description, exitCode: 1)
         }

@@ -32,11 +32,13 @@ enum Formatting {
         return payment.string("direction") == "in" ? "from \(name)" : "to \(name)"
     }
 
-    /// The payment's peer by name, flagged `[unverified]` unless it is paired (`interpay pair`).
+    /// The payment's peer by name; unless it is paired (`interpay pair`), with its short ID and flagged
+    /// `[unverified]`, since anyone can announce any name.
     static func peerName(_ payment: JSONValue) -> String {
         let peer = payment.field("peer")
         let name = peer?.string("name", "?") ?? "?"
-        return peer?.string("trust") == "paired" ? name : "\(name) [unverified]"
+        if peer?.string("trust") == "paired" { return name }
+        return "\(name) (\(peer?.string("shortID", "?") ?? "?")) [unverified]"
     }
 
     /// The state, with "(awaiting payee)" for an unconfirmed payer decision and the reason code when an action lost.

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayControl
+import InterPayCore
 
 extension JSONValue {
     /// The member `key` of an object.
@@ -7,10 +8,12 @@ extension JSONValue {
         if case .object(let members) = self { members[key] } else { nil }
     }
 
-    /// A string, or a number or bool as text.
+    /// A string, or a number or bool as text, safe to print: control characters (which a peer's name, memo or
+    /// reason could carry to make the terminal hide or rewrite text) are escaped (`SafeText`). `--json` output is
+    /// JSON-escaped instead and does not use this.
     var text: String? {
         switch self {
-        case .string(let string): string
+        case .string(let string): SafeText.escaped(string)
         case .int(let int): String(int)
         case .double(let double): String(double)
         case .bool(let bool): String(bool)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InterPayControl
+import InterPayCore
 import InterPayDaemon
 import InterPayRates
 import Logging
@@ -202,13 +203,15 @@ struct Interpayd: AsyncParsableCommand {
         return NSHomeDirectory() + "/.local/state/interpay"
     }
 
-    /// This machine's host name without the domain, at most 63 characters.
+    /// This machine's host name without the domain, at most 63 characters; in small letters when, in capitals, it
+    /// would read as a peer ID prefix (a Windows-style `DESKTOP7`), which no display name may (`DisplayName`).
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return "interpay" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let short = name.split(separator: ".").first.map(String.init) ?? name
-        return short.isEmpty ? "interpay" : String(short.prefix(63))
+        let candidate = short.isEmpty ? "interpay" : String(short.prefix(63))
+        return DisplayName.problem(with: candidate) == nil ? candidate : candidate.lowercased()
     }
 
     static func peerID(in directory: URL) throws -> String {

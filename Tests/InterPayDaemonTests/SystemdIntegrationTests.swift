@@ -95,7 +95,9 @@ struct SystemdIntegrationTests {
         #expect(
             DaemonLogHandler.line(.info, "session up", metadata, style: .journal, date: date)
                 == "<6>session up id=ABCDEFG peer=bob\n")
-        #expect(DaemonLogHandler.line(.warning, "two\nlines", [:], style: .journal, date: date) == "<4>two\\nlines\n")
+        #expect(
+            DaemonLogHandler.line(.warning, "two\nlines", [:], style: .journal, date: date)
+                == "<4>two\\u{000A}lines\n")
         let human = DaemonLogHandler.line(.error, "oops", [:], style: .human, date: date)
         #expect(human.hasPrefix("2026-") && human.hasSuffix(" error oops\n"))
         #expect(

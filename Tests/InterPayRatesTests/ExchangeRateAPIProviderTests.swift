@@ -283,3 +283,33 @@ struct ExchangeRateAPIProviderTests {
                 == "the exchange-rate URL needs an API key; set INTERPAY_RATES_API_KEY or rates_api_key")
     }
 }
+
+@Suite("Rates: no downgrade of the key to plain HTTP")
+struct RatesDowngradeTests {
+    @Test("a template with {key} over http:// is refused unless the host is a loopback address")
+    func keyOverHTTP() throws {
+        let key = try RatesAPIKey("secret-key-123")
+        let client = RatesFixtures.client()
+        #expect(throws: RatesError.self) {
+            try ExchangeRateAPIProvider(
+                client: client, urlTemplate: "http://v6.example.org/v6/{key}/latest/{base}", apiKey: key)
+        }
+        #expect(throws: RatesError.self) {
+            try ExchangeRateAPIProvider(
+                client: client, urlTemplate: "http://127.0.0.1.example.org/{key}/{base}", apiKey: key)
+        }
+        for template in [
+            "https://v6.example.org/v6/{key}/latest/{base}", "http://127.0.0.1:8080/{key}/{base}",
+            "http://localhost/{key}/{base}", "http://[::1]:9/{key}/{base}",
+        ] {
+            _ = try ExchangeRateAPIProvider(client: client, urlTemplate: template, apiKey: key)
+        }
+    }
+
+    @Test("a redirect from https may only lead to https")
+    func redirectProtocols() {
+        #expect(CurlHTTPClient.redirectProtocols(for: "https://v6.example.org/x") == "https")
+        #expect(CurlHTTPClient.redirectProtocols(for: "HTTPS://v6.example.org/x") == "https")
+        #expect(CurlHTTPClient.redirectProtocols(for: "http://127.0.0.1:9/x") == "http,https")
+    }
+}

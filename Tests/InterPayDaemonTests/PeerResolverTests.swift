@@ -1,0 +1,120 @@
+import Foundation
+import InterPayCore
+import Logging
+import Synchronization
+import Testing
+
+@testable import InterPayDaemon
+
+/// Which peer the text a user typed names: IDs before names, names only when unique (SECURITY.md, "Names beat
+/// IDs").
+@Suite("Peer resolution")
+struct PeerResolverTests {
+    let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))
+    let carol = PeerID(subjectPublicKeyInfoDER: Array("carol".utf8))
+    let mallory = PeerID(subjectPublicKeyInfoDER: Array("mallory".utf8))
+
+    func resolve(_ text: String, _ candidates: [(PeerID, String)]) -> PeerResolver.Resolution {
+        PeerResolver.resolve(text, among: candidates.map { PeerResolver.Candidate(id: $0.0, name: $0.1) })
+    }
+
+    @Test("a peer whose name is another peer's full or short ID does not capture that ID")
+    func idBeatsName() {
+        for text in [bob.description, bob.shortDescription, String(bob.compactDescription.prefix(4))] {
+            #expect(resolve(text, [(bob, "bob"), (mallory, text)]) == .found(bob), "\(text)")
+        }
+        // Even when the real peer is not known yet, the impostor is not found by the ID text.
+        #expect(resolve(bob.shortDescription, [(mallory, bob.shortDescription)]) == .notFound)
+    }
+
+    @Test("a name shared by two known peers is ambiguous and lists both short IDs")
+    func duplicateName() {
+        let result = resolve("Bob", [(bob, "bob"), (mallory, "BOB"), (carol, "carol")])
+        guard case .ambiguous(let candidates) = result else {
+            Issue.record("expected ambiguity, got \(result)")
+            return
+        }
+        #expect(candidates.count == 2)
+        #expect(candidates.contains { $0.contains(bob.shortDescription) })
+        #expect(candidates.contains { $0.contains(mallory.shortDescription) })
+    }
+
+    @Test("a unique name, case-insensitive, resolves; an unknown one does not")
+    func uniqueName() {
+        #expect(resolve("Carol", [(bob, "bob"), (carol, "carol")]) == .found(carol))
+        // In capitals, 4 or more letters of the ID alphabet read as an ID prefix, never as a name.
+        #expect(resolve("CAROL", [(bob, "bob"), (carol, "carol")]) == .notFound)
+        #expect(resolve("dave", [(bob, "bob"), (carol, "carol")]) == .notFound)
+    }
+
+    @Test("an ID prefix shorter than 4 characters names no one; a prefix two IDs share is ambiguous")
+    func prefixes() {
+        let short = String(bob.compactDescription.prefix(3))
+        #expect(resolve(short, [(bob, "bob")]) == .notFound)
+        #expect(resolve(String(bob.description.prefix(10)), [(bob, "bob"), (carol, "carol")]) == .found(bob))
+    }
+
+    @Test("a name typed in small letters that is also the start of another peer's ID is ambiguous")
+    func nameVersusLowercaseID() {
+        let text = String(bob.compactDescription.prefix(5)).lowercased()
+        let result = resolve(text, [(bob, "bob"), (mallory, text)])
+        guard case .ambiguous(let candidates) = result else {
+            Issue.record("expected ambiguity, got \(result)")
+            return
+        }
+        #expect(candidates.count == 2)
+    }
+
+    @Test("ambiguity lists names escaped")
+    func escapedCandidates() {
+        let result = resolve("x", [(bob, "x"), (mallory, "x\u{1B}[8m"), (carol, "X")])
+        #expect(result == .ambiguous(["X (\(carol.shortDescription))", "x (\(bob.shortDescription))"].sorted()))
+        let hostile = PeerResolver.resolve(
+            "bob", among: [.init(id: bob, name: "bob"), .init(id: mallory, name: "bob\u{1B}")])
+        #expect(hostile == .found(bob))
+    }
+}
+
+@Suite("Log lines a peer can influence")
+struct LogSafetyTests {
+    let date = Date(timeIntervalSince1970: 1_795_000_000)
+
+    @Test("a newline and a syslog priority in a peer's name cannot forge a line; values are quoted")
+    func forgedLine() {
+        let line = DaemonLogHandler.line(
+            .info, "session up", ["peer": "bob\n<2>root login", "id": "ABCDEFG"], style: .journal, date: date)
+        #expect(line == "<6>session up id=ABCDEFG peer=\"bob\\u{000A}<2>root login\"\n")
+        #expect(line.filter { $0 == "\n" }.count == 1)
+        let equals = DaemonLogHandler.line(.info, "m", ["peer": "x id=FAKE"], style: .journal, date: date)
+        #expect(equals == "<6>m peer=\"x id=FAKE\"\n")
+        let escape = DaemonLogHandler.line(.info, "memo \u{1B}]0;title\u{07}", [:], style: .journal, date: date)
+        #expect(!escape.contains("\u{1B}") && !escape.contains("\u{07}"))
+    }
+
+    @Test("lines about one peer past its budget are left out and counted; other peers and errors are not")
+    func perPeerBudget() {
+        let lines = Mutex<[String]>([])
+        let budget = PeerLogBudget(burst: 5, perSecond: 0.0001)
+        let handler = DaemonLogHandler(level: .info, style: .journal, budget: budget) { line in
+            lines.withLock { $0.append(line) }
+        }
+        let logger = Logger(label: "test") { _ in handler }
+        for _ in 0..<2_000 { logger.notice("undecodable frame", metadata: ["peer": "MALLORY"]) }
+        logger.notice("session up", metadata: ["peer": "BOB"])
+        logger.error("storage failed", metadata: ["peer": "MALLORY"])
+        let written = lines.withLock { $0 }
+        #expect(written.filter { $0.contains("MALLORY") && $0.contains("undecodable") }.count == 5)
+        #expect(written.contains { $0.contains("BOB") })
+        #expect(written.contains { $0.contains("storage failed") })
+    }
+
+    @Test("after a pause the budget returns, and the next line says how many were left out")
+    func suppressedCount() {
+        let budget = PeerLogBudget(burst: 1, perSecond: 1)
+        let start = ContinuousClock.now
+        #expect(budget.admit("p", now: start) == 0)
+        #expect(budget.admit("p", now: start) == nil)
+        #expect(budget.admit("p", now: start) == nil)
+        #expect(budget.admit("p", now: start + .seconds(2)) == 2)
+    }
+}
