@@ -54,7 +54,9 @@ public actor SessionManager {
         self.logger = logger
         self.codec = FrameCodec(maxFrameSize: configuration.maxFrameSize)
         self.unauthenticated = UnauthenticatedConnections(
-            limit: configuration.maxUnauthenticated, perAddressLimit: configuration.maxUnauthenticatedPerAddress)
+            limit: configuration.maxUnauthenticated,
+            perAddressLimit: configuration.maxUnauthenticatedPerAddress
+                ?? TransportConfiguration.defaultMaxUnauthenticatedPerAddress(of: configuration.maxUnauthenticated))
         self.group = .singleton
         self.events = SessionEvents()
         self.serverConfiguration = .interPay(identity: identity, server: true)

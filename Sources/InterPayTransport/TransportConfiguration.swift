@@ -25,8 +25,8 @@ public struct TransportConfiguration: Sendable {
     /// The most inbound connections that may be in TLS or waiting for `hello` at once; more are closed at once.
     public var maxUnauthenticated: Int
     /// The most of those `maxUnauthenticated` places one source address may hold, so that one host cannot take them
-    /// all and keep every other peer out.
-    public var maxUnauthenticatedPerAddress: Int
+    /// all and keep every other peer out; nil for a quarter of `maxUnauthenticated` (at least one).
+    public var maxUnauthenticatedPerAddress: Int?
     /// The most established sessions at once. A new session beyond it evicts the idlest session of a peer the
     /// daemon does not prefer (see `SessionManager.preferPeers(_:)`), or is refused when there is none.
     public var maxSessions: Int
@@ -54,8 +54,7 @@ public struct TransportConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.reconnectBackoff = reconnectBackoff
         self.maxUnauthenticated = maxUnauthenticated
-        self.maxUnauthenticatedPerAddress =
-            maxUnauthenticatedPerAddress ?? Self.defaultMaxUnauthenticatedPerAddress(of: maxUnauthenticated)
+        self.maxUnauthenticatedPerAddress = maxUnauthenticatedPerAddress
         self.maxSessions = maxSessions
         self.maxOutboundFrames = maxOutboundFrames
     }
