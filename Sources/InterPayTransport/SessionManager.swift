@@ -376,6 +376,7 @@ public actor SessionManager {
                 let session = SessionHandle(
                     info: info, dialer: dialer, channel: channel, outboundCapacity: configuration.maxOutboundFrames,
                     preferred: await isPreferred(peerID), logger: logger)
+                await confirmEvictionCandidate(for: peerID)
                 switch await register(session) {
                 case .registered:
                     break
@@ -566,8 +567,7 @@ public actor SessionManager {
     /// Makes room for `newcomer` at `maxSessions`: closes the session idle longest among the peers that are not
     /// preferred (never a preferred peer's). False when there is none.
     private func evictOne(for newcomer: SessionHandle) -> Bool {
-        let candidates = sessions.values.filter { !$0.preferred }
-        guard let victim = candidates.min(by: { $0.lastUsed < $1.lastUsed }) else { return false }
+        guard let victim = evictionCandidate(for: newcomer.info.peerID) else { return false }
         sessions.removeValue(forKey: victim.info.peerID)
         victim.endReason = "evicted: \(configuration.maxSessions) sessions up"
         victim.finishOutbound()
@@ -584,6 +584,25 @@ public actor SessionManager {
         // Removed from `sessions` here, so its read loop's end does not report it: report it now.
         events.yield(.down(victim.info, reason: "evicted"))
         return true
+    }
+
+    /// The session a new one from `peer` would evict: at `maxSessions`, when `peer` has none yet, the session idle
+    /// longest among those of peers not preferred.
+    private func evictionCandidate(for peer: PeerID) -> SessionHandle? {
+        guard sessions[peer] == nil, sessions.count >= configuration.maxSessions else { return nil }
+        return sessions.values.filter { !$0.preferred }.min { $0.lastUsed < $1.lastUsed }
+    }
+
+    /// Asks the predicate again about the session a new one from `peer` would evict, since its cached answer may
+    /// predate a pairing: until the candidate is confirmed as not preferred (or there is none), so that a peer
+    /// paired since its last keepalive is not evicted.
+    private nonisolated func confirmEvictionCandidate(for peer: PeerID) async {
+        for _ in 0..<configuration.maxSessions {
+            guard let candidate = await evictionCandidate(for: peer) else { return }
+            let preferred = await isPreferred(candidate.info.peerID)
+            candidate.preferred = preferred
+            if !preferred { return }
+        }
     }
 
     /// Removes a session; true if it was the current one for its peer.

@@ -5,7 +5,6 @@ import json
 import os
 import socket
 import ssl
-import struct
 import subprocess
 import threading
 import time
@@ -15,7 +14,10 @@ import interpay_wire as wire
 DESCRIPTION = "session cap (paired peer kept, fds bounded), 10-peer flood all acked, non-reader cut, no resumption"
 
 MAX_SESSIONS = 32
-FRESH_KEYS = 150
+FRESH_KEYS = 250
+# A closing session waits up to 1 s for the peer's close_notify: connections made in that second may still hold a
+# descriptor at the peak, however few sessions are up.
+SLACK = 100
 FLOOD_PEERS = 10
 FLOOD_REQUESTS = 600
 
@@ -61,15 +63,17 @@ def cap(h):
         except (wire.Closed, OSError, ssl.SSLError):
             refused += 1
         peak = max(peak, fd_count(alice.pid))
-    time.sleep(1)
+    time.sleep(3)
     sessions = alice.status()["sessions"]
     descriptors = fd_count(alice.pid)
     print("  %d fresh keys: %d sessions at the end (cap %d), descriptors %d before, %d peak, %d after, RSS %d KiB"
           % (FRESH_KEYS, sessions, MAX_SESSIONS, baseline, peak, descriptors, alice.rss_kib()), flush=True)
     h.check(alice.alive(), "alice survives %d sessions from fresh keys" % FRESH_KEYS)
     h.check(sessions <= MAX_SESSIONS, "at most max_sessions sessions are up", "%d sessions" % sessions)
-    h.check(peak <= baseline + MAX_SESSIONS + 24, "descriptors stay bounded by the cap",
+    h.check(peak <= baseline + MAX_SESSIONS + SLACK, "descriptors stay bounded while the keys keep coming",
             "%d before, %d at the peak" % (baseline, peak))
+    h.check(descriptors <= baseline + MAX_SESSIONS + 8, "once they stop, descriptors are back to the cap",
+            "%d before, %d after" % (baseline, descriptors))
     h.check(peer_state(alice, "bob") == ("up", "paired"), "the paired peer's session is still up")
     h.check(not any("session down" in line for line in bob.log_lines_since(bob_log)),
             "the paired peer's session was never evicted")
@@ -114,7 +118,8 @@ def flood(h):
           flush=True)
     h.check(answered == total, "every request of the 10-peer flood is answered", "%d of %d" % (answered, total))
     h.check(acked == total, "every request of the 10-peer flood is acked", "%d of %d" % (acked, total))
-    stored = len(alice.payments())
+    listed = alice.interpay("list", "--json", "--limit", str(total + 10))
+    stored = len(json.loads(listed.stdout)["payments"]) if listed.returncode == 0 else -1
     h.check(stored == total, "every request is stored", "%d of %d" % (stored, total))
 
 
@@ -122,7 +127,7 @@ def non_reader(h):
     alice = h.daemon("pinged")
     key = h.identity("pinger")
     connection = h.connect(alice, key, name="pinger")
-    connection.raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     offset = alice.log_size()
     before = alice.rss_kib()
     peak = before
@@ -159,7 +164,7 @@ def resumption(h):
     def connect(session=None):
         raw = socket.create_connection(("127.0.0.1", alice.port), timeout=wire.DEADLINE)
         tls = context.wrap_socket(raw, session=session)
-        (length,) = struct.unpack(">I", tls.recv(4))  # the daemon's hello; the ticket has arrived by then
+        tls.recv(4)  # the start of the daemon's hello; the session ticket has arrived by then
         return tls
 
     first = connect()
