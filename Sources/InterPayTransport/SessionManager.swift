@@ -56,7 +56,8 @@ public actor SessionManager {
         self.unauthenticated = UnauthenticatedConnections(
             limit: configuration.maxUnauthenticated,
             perAddressLimit: configuration.maxUnauthenticatedPerAddress
-                ?? TransportConfiguration.defaultMaxUnauthenticatedPerAddress(of: configuration.maxUnauthenticated))
+                ?? TransportConfiguration.defaultMaxUnauthenticatedPerAddress(of: configuration.maxUnauthenticated),
+            openLimit: configuration.maxSessions + configuration.maxUnauthenticated + Self.closingAllowance)
         self.group = .singleton
         self.events = SessionEvents()
         self.serverConfiguration = .interPay(identity: identity, server: true)
@@ -250,6 +251,11 @@ public actor SessionManager {
                     switch refusal {
                     case .full:
                         (UnauthenticatedConnections.Event.refused, unauthenticated.limit, "unauthenticated connections")
+                    case .open:
+                        (
+                            .refusedOpen, unauthenticated.openLimit,
+                            "open connections (sessions, handshakes and closing connections)"
+                        )
                     case .addressFull:
                         (
                             .refusedForAddress, unauthenticated.perAddressLimit,
@@ -265,7 +271,7 @@ public actor SessionManager {
                     TransportError.handshakeFailed("more than \(limit) \(what)"))
             }
             slot = admitted
-            channel.closeFuture.whenComplete { _ in admitted.release() }
+            channel.closeFuture.whenComplete { _ in admitted.closed() }
         }
         return channel.eventLoop.makeCompletedFuture { [slot] in
             let verify = PeerVerifier(expected: expectedPeerID, logger: logger)
@@ -301,6 +307,10 @@ public actor SessionManager {
             return PendingConnection(channel: asyncChannel, deadline: deadline, slot: slot)
         }
     }
+
+    /// Inbound connections that may be closing (waiting for the peer's close_notify) beyond the sessions and the
+    /// unauthenticated connections; a connection accepted beyond that sum is closed at once.
+    static let closingAllowance = 64
 
     /// A session's inbound buffer: the socket is not read while `highWatermark` decoded frames wait for the read
     /// loop, and is read again once fewer than `lowWatermark` do.

@@ -235,4 +235,23 @@ struct BoundsTests {
         #expect(places.count(from: "10.0.0.1") == 1)
         _ = try places.admit(from: "10.0.0.1").get()
     }
+
+    @Test("open connections are bounded in every stage: a session or a closing connection keeps its place")
+    func openLimit() throws {
+        let places = UnauthenticatedConnections(limit: 4, perAddressLimit: 4, openLimit: 2)
+        let session = try places.admit(from: "10.0.0.1").get()
+        let closing = try places.admit(from: "10.0.0.2").get()
+        session.release()  // handshake done: the unauthenticated place is free, the connection still open
+        closing.release()
+        #expect(places.count == 0 && places.openCount == 2)
+        #expect(throws: UnauthenticatedConnections.Refusal.open) { try places.admit(from: "10.0.0.3").get() }
+        closing.closed()
+        closing.closed()
+        #expect(places.openCount == 1)
+        let next = try places.admit(from: "10.0.0.3").get()
+        next.closed()
+        #expect(places.count == 0 && places.openCount == 1)
+        session.closed()
+        #expect(places.openCount == 0)
+    }
 }

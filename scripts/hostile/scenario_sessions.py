@@ -15,9 +15,9 @@ DESCRIPTION = "session cap (paired peer kept, fds bounded), 10-peer flood all ac
 
 MAX_SESSIONS = 32
 FRESH_KEYS = 250
-# A closing session waits up to 1 s for the peer's close_notify: connections made in that second may still hold a
-# descriptor at the peak, however few sessions are up.
-SLACK = 100
+# Inbound connections open at once are bounded by max_sessions + max_unauthenticated (64) + 64 closing ones (a
+# closing session waits up to 1 s for the peer's close_notify); a few more descriptors for dials and the ledger.
+SLACK = 64 + 64 + 8
 FLOOD_PEERS = 10
 FLOOD_REQUESTS = 600
 
