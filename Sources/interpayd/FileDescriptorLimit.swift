@@ -23,6 +23,20 @@ enum FileDescriptorLimit {
         return .success(UInt64(limit.rlim_cur))
     }
 
+    /// The soft limit now, or nil when it cannot be read.
+    static func current() -> UInt64? {
+        var limit = rlimit()
+        guard getrlimit(resourceNOFILE, &limit) == 0 else { return nil }
+        return UInt64(limit.rlim_cur)
+    }
+
+    /// The descriptors the daemon may need with these limits: every session and unauthenticated connection, up to
+    /// 64 closing connections, and a reserve for the ledger, the control socket, dials and the runtime (which
+    /// crashes, rather than fails, when it cannot get a descriptor for a timer).
+    static func needed(maxSessions: Int, maxUnauthenticated: Int) -> UInt64 {
+        UInt64(maxSessions + maxUnauthenticated + 64 + 128)
+    }
+
     #if canImport(Glibc)
         private static let resourceNOFILE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
