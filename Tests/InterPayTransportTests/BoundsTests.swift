@@ -118,6 +118,7 @@ struct BoundsTests {
         let server = try SessionManager(
             identity: try Identity.loadOrCreate(in: directory.url), configuration: configuration, logger: logger)
         let port = try await server.start()
+        // Cancelled at the end of the test: its error then is the cancellation.
         let run = Task { _ = try? await server.run() }
         let received = Mutex<[PeerID: [UUID]]>([:])
         let peak = Mutex(0)
@@ -129,6 +130,7 @@ struct BoundsTests {
                 peak.withLock { $0 = max($0, server.events.waitingFrames) }
                 count += 1
                 // A consumer much slower than the peers (the ledger's commits).
+                // A cancelled sleep only ends the pause early.
                 if count % 50 == 0 { try? await Task.sleep(for: .milliseconds(20)) }
             }
         }
