@@ -5,14 +5,23 @@ import NIOCore
 import Synchronization
 
 /// One live session: its bounded outbound queue, when the peer last spoke, and the channel to close it.
+///
+/// The outbound queue holds `outboundCapacity` frames while the peer reads slowly: a burst (a resend of a long
+/// outbox to a peer whose ledger is busy) may take it up to `outboundHardCapacity` as long as the writer keeps
+/// handing frames to the socket. A peer that lets it fill and reads nothing for `stallTimeout`, or lets it reach
+/// the hard bound, is not reading what we send, and is disconnected.
 final class SessionHandle: Sendable {
     let info: SessionInfo
     /// Who dialed this connection (for resolving duplicates).
     let dialer: PeerID
     let channel: any Channel
     let outgoing: AsyncStream<PaymentMessage>
-    /// The most frames waiting to be written; a peer that lets more pile up is not reading and is disconnected.
+    /// The frames that may wait to be written while the peer reads nothing.
     let outboundCapacity: Int
+    /// The frames that may wait to be written at all.
+    var outboundHardCapacity: Int { outboundCapacity * 8 }
+    /// How long the writer may hand no frame to the socket while `outboundCapacity` frames wait.
+    let stallTimeout: Duration
     private let continuation: AsyncStream<PaymentMessage>.Continuation
     private let logger: Logger
     private let state: Mutex<State>
@@ -23,14 +32,17 @@ final class SessionHandle: Sendable {
         var lastUsed = ContinuousClock.now
         var endReason: String?
         var queued = 0
+        /// When the writer last took a frame off the queue (or the session began).
+        var lastProgress = ContinuousClock.now
         var overflowed = false
         var preferred: Bool
     }
 
     init(
         info: SessionInfo, dialer: PeerID, channel: any Channel, outboundCapacity: Int, preferred: Bool,
-        logger: Logger
+        logger: Logger, stallTimeout: Duration = .seconds(5)
     ) {
+        self.stallTimeout = stallTimeout
         self.info = info
         self.dialer = dialer
         self.channel = channel
@@ -41,15 +53,17 @@ final class SessionHandle: Sendable {
         (outgoing, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// Queues a frame; false when the session is closing, or when the queue is full: then the peer is not reading
-    /// what we send, and the session is closed.
+    /// Queues a frame; false when the session is closing, or when the queue is full (see the type's documentation):
+    /// then the peer is not reading what we send, and the session is closed.
     @discardableResult
     func enqueue(_ message: PaymentMessage) -> Bool {
+        let hard = outboundHardCapacity
         let admitted = state.withLock { state -> Bool? in
             if state.overflowed { return false }
-            guard state.queued < outboundCapacity else {
+            let stalled = state.queued >= outboundCapacity && ContinuousClock.now - state.lastProgress > stallTimeout
+            guard state.queued < hard, !stalled else {
                 state.overflowed = true
-                state.endReason = "peer not reading: \(outboundCapacity) frames waiting to be sent"
+                state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
                 return nil
             }
             state.queued += 1
@@ -59,8 +73,7 @@ final class SessionHandle: Sendable {
             logger.notice(
                 "peer does not read; session closed",
                 metadata: [
-                    "peer": "\(info.name)", "id": "\(info.peerID.shortDescription)",
-                    "queued": "\(outboundCapacity)",
+                    "peer": "\(info.name)", "id": "\(info.peerID.shortDescription)", "queued": "\(queued)",
                 ])
             continuation.finish()
             channel.close(promise: nil)
@@ -74,7 +87,10 @@ final class SessionHandle: Sendable {
 
     /// The writer took a frame off the queue.
     func dequeued() {
-        state.withLock { $0.queued -= 1 }
+        state.withLock {
+            $0.queued -= 1
+            $0.lastProgress = .now
+        }
     }
 
     /// Frames waiting to be written now.

@@ -30,8 +30,9 @@ public struct TransportConfiguration: Sendable {
     /// The most established sessions at once. A new session beyond it evicts the idlest session of a peer the
     /// daemon does not prefer (see `SessionManager.preferPeers(_:)`), or is refused when there is none.
     public var maxSessions: Int
-    /// The most frames queued for one peer and not yet written; a peer that lets more pile up (it does not read)
-    /// is disconnected.
+    /// The frames queued for one peer and not yet written that tell a peer that does not read: one that lets this
+    /// many pile up and reads nothing for 5 seconds, or lets eight times as many pile up, is disconnected. (A peer
+    /// that reads slowly may take a burst, such as the resend of a long outbox, beyond this bound.)
     public var maxOutboundFrames: Int
 
     /// A configuration with the protocol's defaults.

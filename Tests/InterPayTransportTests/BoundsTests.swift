@@ -3,6 +3,7 @@ import InterPayCore
 import InterPayTestSupport
 import Logging
 import NIOCore
+import NIOEmbedded
 import NIOPosix
 import Synchronization
 import Testing
@@ -196,6 +197,86 @@ struct BoundsTests {
         #expect(!client.channel.isActive || sent < 2_000_000)
         try? await client.channel.close()  // It may be closed already: either way it is gone.
         await server.stop()
+    }
+
+    @Test("a burst beyond the outbound bound to a peer that reads slowly is delivered, not cut off")
+    func slowReaderBurst() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var logger = Logger(label: "test.burst")
+        logger.logLevel = .critical
+        let server = try SessionManager(
+            identity: try Identity.loadOrCreate(in: directory.url),
+            configuration: TransportConfiguration(displayName: "Server", host: "127.0.0.1"), logger: logger)
+        let port = try await server.start()
+        // Cancelled at the end of the test: its error then is the cancellation.
+        let run = Task { _ = try? await server.run() }
+        let received = Mutex(0)
+        let consume = Task {
+            for await event in server.events {
+                guard case .message = event else { continue }
+                let count = received.withLock { count in
+                    count += 1
+                    return count
+                }
+                // A cancelled sleep only ends the pause early.
+                if count % 100 == 0 { try? await Task.sleep(for: .milliseconds(50)) }
+            }
+        }
+        let client = try await TestPeer(name: "Client") { $0.maxOutboundFrames = 100 }
+        await client.manager.maintainConnection(
+            key: "server", host: "127.0.0.1", port: port, expectedPeerID: server.identity.peerID)
+        await eventually("up") { await server.currentSessions().count == 1 }
+        var sent = 0
+        for _ in 0..<600 {
+            let frame = PaymentMessage.accept(.init(messageID: UUID(), paymentID: UUID()))
+            if await client.manager.send(frame, to: server.identity.peerID) { sent += 1 }
+        }
+        #expect(sent == 600, "the client's queue took the burst")
+        await eventually("every frame arrives", timeout: .seconds(30)) { received.withLock { $0 } == 600 }
+        #expect(!client.events.contains { if case .down = $0 { true } else { false } }, "the session stayed up")
+        await client.stop()
+        run.cancel()
+        await run.value
+        consume.cancel()
+        await consume.value
+    }
+
+    @Test("the outbound queue: beyond its bound only while the writer makes progress, never beyond eight times it")
+    func outboundQueueRules() async throws {
+        var logger = Logger(label: "test.queue")
+        logger.logLevel = .critical
+        let info = SessionInfo(
+            peerID: PeerID(subjectPublicKeyInfoDER: [2]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
+            direction: .inbound, since: Date())
+        let ping = PaymentMessage.ping(nonce: 1)
+
+        // A writer that keeps taking frames: the queue may pass its bound, up to the hard bound.
+        let reading = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .seconds(60))
+        for _ in 0..<32 { #expect(reading.enqueue(ping)) }
+        #expect(reading.queued == 32)
+        #expect(!reading.enqueue(ping), "the hard bound (8 × 4) is reached: the session is closed")
+        #expect(reading.endReason?.contains("peer not reading") == true)
+        #expect(!reading.enqueue(ping))
+
+        // A writer that took nothing for longer than the stall timeout: full at the bound.
+        let stalled = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .milliseconds(50))
+        for _ in 0..<4 { #expect(stalled.enqueue(ping)) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!stalled.enqueue(ping), "the bound is reached and the writer is stalled: the session is closed")
+
+        // Progress by the writer lets the queue pass the bound again.
+        let progressing = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .milliseconds(50))
+        for _ in 0..<4 { #expect(progressing.enqueue(ping)) }
+        try await Task.sleep(for: .milliseconds(100))
+        progressing.dequeued()
+        #expect(progressing.enqueue(ping) && progressing.enqueue(ping))
     }
 
     // MARK: Unauthenticated places per address
