@@ -233,8 +233,8 @@ struct ControlMethods: ControlHandler {
 
     private func history(_ params: Params) async throws -> JSONValue {
         let limit = Int(max(0, min(params.integer("limit") ?? 50, 100_000)))
-        let records = try await database.payments(filter: PaymentFilter()).filter { $0.state.isFinal }.prefix(limit)
-        return .object(["payments": .array(try await Array(records).asyncMap { try await json($0) })])
+        let records = try await database.payments(filter: PaymentFilter(limit: limit, finalOnly: true))
+        return .object(["payments": .array(try await records.asyncMap { try await json($0) })])
     }
 
     private func stats(_ params: Params) async throws -> JSONValue {

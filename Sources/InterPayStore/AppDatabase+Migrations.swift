@@ -11,6 +11,7 @@ extension AppDatabase {
         migrator.registerMigration("v2-rates", migrate: migrateV2Rates)
         migrator.registerMigration("v3-payment-quotes", migrate: migrateV3PaymentQuotes)
         migrator.registerMigration("v4-trusted-peers", migrate: migrateV4TrustedPeers)
+        migrator.registerMigration("v5-due-payments", migrate: migrateV5DuePayments)
         return migrator
     }
 
@@ -231,5 +232,13 @@ extension AppDatabase {
             t.column("pairedAt", .integer).notNull()
                 .check(sql: "typeof(pairedAt) = 'integer' AND pairedAt >= 0")
         }
+    }
+
+    /// The expiry check asks only for pending payments that are due: an index of exactly those, by due time, so that
+    /// its cost follows what is due rather than the ledger's size.
+    private static func migrateV5DuePayments(_ db: Database) throws {
+        try db.create(
+            index: "payment_pending_on_expiresAt", on: "payment", columns: ["expiresAt"],
+            condition: SQL(sql: "state = 'pending'"))
     }
 }

@@ -166,10 +166,10 @@ def valid_vectors():
         request(payment(mxn(), memo=mixed, pid=test_uuid("payment-max-memo-mixed")),
                 msg=test_uuid("message-request-max-memo-mixed")))
     add("request-memo-escapes",
-        "Request whose memo needs JSON escaping: quote, backslash, slash, newline, tab, U+0001 and "
-        "U+2028. Canonical form escapes only \" \\ and U+0000-U+001F (\\n \\t and \\u0001 in lowercase "
-        "hex); '/' and U+2028 are emitted literally. " + IDS_NOTE,
-        request(payment(mxn(), memo="A \"quote\" \\ back/slash\nline\ttab\u0001ctl\u2028sep",
+        "Request whose memo needs JSON escaping: quote and backslash; slash and U+2028 are emitted literally. "
+        "Control characters (U+0000-U+001F, U+007F-U+009F) and bidi controls are not allowed in text at all "
+        "(§5.3; see the invalid request-memo-control-* vectors). " + IDS_NOTE,
+        request(payment(mxn(), memo="A \"quote\" \\ back/slash line\u2028sep",
                         pid=test_uuid("payment-escapes")), msg=test_uuid("message-request-escapes")))
     add("request-max-amount-max-category",
         "Request with the largest allowed amount (minorUnits 9223372036854775807 USD cents) and a "
@@ -415,6 +415,16 @@ def invalid_vectors():
     addj("request-memo-201-combining", "Memo of 201 code points but only 101 grapheme clusters: 100 x "
          "(e + U+0301) + \"!\". Lengths are code points, so this is over the limit.",
          req_with(memo="e\u0301" * 100 + "!"), "invalid-field")
+    for label, text, what in [("esc", "rent\u001b[8m", "ESC (U+001B), which starts terminal escape sequences"),
+                              ("newline", "line\nbreak", "a newline (U+000A)"),
+                              ("tab", "a\tb", "a tab (U+0009)"),
+                              ("c1", "x\u0085y", "the C1 control NEL (U+0085)"),
+                              ("bidi", "invoice \u202etxt.exe", "RIGHT-TO-LEFT OVERRIDE (U+202E)"),
+                              ("isolate", "\u2066pay\u2069", "the bidi isolates U+2066 and U+2069")]:
+        addj("request-memo-control-" + label, "Memo holding %s: text must not contain control characters "
+             "(Unicode Cc) or bidi controls (§5.3)." % what, req_with(memo=text), "invalid-field")
+    addj("request-category-control", "Category holding ESC (U+001B).", req_with(category="food\u001b[2J"),
+         "invalid-field")
     addj("request-memo-null", "memo is null; null is never a valid value.",
          dict(good, payment=dict(good["payment"], memo=None)), "invalid-field")
     addj("request-category-null", "Optional category present as null: optional fields are omitted, "
@@ -461,7 +471,17 @@ def invalid_vectors():
          "invalid-field")
     addj("hello-empty-name", "Display name is empty (must be 1-63 code points).", hello(name=""),
          "invalid-field")
-    addj("hello-name-64", "Display name of 64 code points.", hello(name="N" * 64), "invalid-field")
+    addj("hello-name-64", "Display name of 64 code points.", hello(name="n" * 64), "invalid-field")
+    addj("hello-name-newline", "Display name holding a newline, which could forge a log line (§5.3).",
+         hello(name="bob\n<2>root login"), "invalid-field")
+    addj("hello-name-peer-id", "Display name that is a whole peer ID (another peer's): names must never read as "
+         "IDs (§7.2).", hello(name=BOB), "invalid-field")
+    addj("hello-name-short-id", "Display name that is a short ID: 7 capitals of the ID alphabet (§7.2).",
+         hello(name=BOB[:7]), "invalid-field")
+    addj("hello-name-id-group", "Display name written like an ID prefix with a group separator, in small "
+         "letters (§7.2).", hello(name=BOB[:10].lower()), "invalid-field")
+    addj("hello-name-capitals", "Display name of 4 or more capitals of the ID alphabet (A-Z, 2-7) reads as an "
+         "ID prefix (§7.2).", hello(name="DAVE"), "invalid-field")
     addj("hello-agent-65", "agent of 65 code points.", hello(agent="a" * 65), "invalid-field")
     addj("hello-capabilities-not-array", "capabilities is a string instead of an array.",
          hello(capabilities="none"), "invalid-field")
