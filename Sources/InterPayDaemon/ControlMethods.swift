@@ -156,14 +156,20 @@ struct ControlMethods: ControlHandler {
         } catch let error as MoneyError {
             throw RPCError.invalidParams(error.description)
         }
-        let payer = try await resolvePeer(peerText)
+        let key = params.string("idempotencyKey")
+        // With a key the session is checked after the key: a retry finds its payment even before the session is up.
+        let payer = try await resolvePeer(peerText, requireSession: key == nil)
         let expires = params.integer("expiresInSeconds") ?? 900
         guard (1...(30 * 86_400)).contains(expires) else {
             throw RPCError.invalidParams("expiresInSeconds must be from 1 to 2592000")
         }
+        if let key, !SendKeyRecord.isValid(key) {
+            throw RPCError.invalidParams(
+                "an idempotency key has 1 to \(SendKeyRecord.maxKeyLength) characters from A-Z a-z 0-9 - _ . : ~")
+        }
         let record = try await engine.request(
             from: payer, amount: amount, memo: params.string("memo") ?? "", category: params.string("category"),
-            expiresIn: expires)
+            expiresIn: expires, idempotencyKey: key)
         return try await json(record)
     }
 
@@ -414,6 +420,7 @@ extension EngineError {
         case .peerUnreachable: .peerUnreachable(description)
         case .invalid: .invalidParams(description)
         case .storage: .internalError(description)
+        case .keyReused: .conflict(description)
         }
     }
 }

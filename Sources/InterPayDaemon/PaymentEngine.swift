@@ -65,10 +65,20 @@ actor PaymentEngine {
     // MARK: Local commands
 
     /// Creates a payment request asking `payer` to pay `amount`, commits it, and sends it.
+    ///
+    /// With an `idempotencyKey`, a second `request` with the same key within 24 hours returns the payment the first
+    /// one created (whatever became of it), and the same key with other parameters is a conflict: a client that
+    /// lost its connection after the daemon committed can retry without paying twice. The key is committed in the
+    /// payment's own transaction.
     func request(
         from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
-        now: Timestamp = .now
+        idempotencyKey: String? = nil, now: Timestamp = .now
     ) async throws(EngineError) -> PaymentRecord {
+        let fingerprint = Self.fingerprint(
+            payer: payer, amount: amount, memo: memo, category: category, expiresIn: seconds)
+        if let idempotencyKey, let original = try await sentBefore(idempotencyKey, fingerprint: fingerprint, now: now) {
+            return original
+        }
         let paymentID = UUID()
         let ticket = await beginStep(.payment(paymentID))
         defer { endStep(ticket) }
@@ -93,7 +103,19 @@ actor PaymentEngine {
             ])
         let outgoing = try outboxRecords(for: actions, payment: record, now: now, sending: true)
         change.outbox = outgoing
-        try await commit(change)
+        change.sendKey = idempotencyKey.map {
+            SendKeyRecord(key: $0, paymentID: paymentID, fingerprint: fingerprint, createdAt: now)
+        }
+        do {
+            try await commit(change)
+        } catch {
+            // Two sends with one key at once: the other committed first, and this one is that one's retry.
+            if let idempotencyKey, let original = try await sentBefore(idempotencyKey, fingerprint: fingerprint, now: now)
+            {
+                return original
+            }
+            throw error
+        }
         await transmit(outgoing, to: payer, now: now)
         logger.info(
             "request sent",
@@ -101,6 +123,30 @@ actor PaymentEngine {
                 "payment": "\(payment.id.wireString)", "payer": "\(payer.shortDescription)", "amount": "\(amount)",
             ])
         return record
+    }
+
+    /// The payment an earlier `request` with `key` created, if the key was used in the last 24 hours; a conflict if
+    /// that request asked for something else.
+    private func sentBefore(
+        _ key: String, fingerprint: String, now: Timestamp
+    ) async throws(EngineError) -> PaymentRecord? {
+        let stored: SendKeyRecord?
+        do { stored = try await database.sendKey(key, now: now) } catch { throw .storage(error.description) }
+        guard let stored else { return nil }
+        guard stored.fingerprint == fingerprint else { throw .keyReused(key) }
+        return try await load(stored.paymentID)
+    }
+
+    /// What a `request` asks for, as text to compare: payer, amount, memo, category and lifetime.
+    static func fingerprint(
+        payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64
+    ) -> String {
+        let parts = [
+            payer.description, amount.currency.code, String(amount.minorUnits), String(seconds), memo, category ?? "",
+            category == nil ? "0" : "1",
+        ]
+        // Lengths first, so that no two different lists of parts give the same text.
+        return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: ";")
     }
 
     /// What the local user can decide.

@@ -12,6 +12,7 @@ extension AppDatabase {
         migrator.registerMigration("v3-payment-quotes", migrate: migrateV3PaymentQuotes)
         migrator.registerMigration("v4-trusted-peers", migrate: migrateV4TrustedPeers)
         migrator.registerMigration("v5-due-payments", migrate: migrateV5DuePayments)
+        migrator.registerMigration("v6-send-keys", migrate: migrateV6SendKeys)
         return migrator
     }
 
@@ -240,5 +241,19 @@ extension AppDatabase {
         try db.create(
             index: "payment_pending_on_expiresAt", on: "payment", columns: ["expiresAt"],
             condition: SQL(sql: "state = 'pending'"))
+    }
+
+    /// Idempotency keys of `send`: a retried `send` finds the payment the first one created (`SendKeyRecord`).
+    private static func migrateV6SendKeys(_ db: Database) throws {
+        try db.create(table: "sendKey") { t in
+            t.primaryKey("key", .text)
+                .check(sql: "length(key) BETWEEN 1 AND 128")
+            t.column("paymentID", .text).notNull()
+                .references("payment", column: "id", onDelete: .cascade)
+            t.column("fingerprint", .text).notNull()
+            t.column("createdAt", .integer).notNull()
+                .check(sql: "typeof(createdAt) = 'integer'")
+        }
+        try db.create(index: "sendKey_on_createdAt", on: "sendKey", columns: ["createdAt"])
     }
 }
