@@ -11,6 +11,7 @@ extension AppDatabase {
         migrator.registerMigration("v2-rates", migrate: migrateV2Rates)
         migrator.registerMigration("v3-payment-quotes", migrate: migrateV3PaymentQuotes)
         migrator.registerMigration("v4-trusted-peers", migrate: migrateV4TrustedPeers)
+        migrator.registerMigration("v5-pairing-lockouts", migrate: migrateV5PairingLockouts)
         return migrator
     }
 
@@ -230,6 +231,18 @@ extension AppDatabase {
                 .check(sql: "length(name) <= 63")
             t.column("pairedAt", .integer).notNull()
                 .check(sql: "typeof(pairedAt) = 'integer' AND pairedAt >= 0")
+        }
+    }
+
+    /// Failed pairing attempts and pairing locks per peer (PROTOCOL.md §7.9), so that a restart does not lift them.
+    private static func migrateV5PairingLockouts(_ db: Database) throws {
+        try db.create(table: "pairingLockout") { t in
+            t.primaryKey("peerID", .text)
+                .check(sql: "length(peerID) = 63")
+            t.column("failures", .integer).notNull()
+                .check(sql: "typeof(failures) = 'integer' AND failures >= 0")
+            t.column("lockedUntil", .integer)
+                .check(sql: "lockedUntil IS NULL OR (typeof(lockedUntil) = 'integer' AND lockedUntil >= 0)")
         }
     }
 }

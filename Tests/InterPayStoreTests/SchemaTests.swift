@@ -14,13 +14,13 @@ struct SchemaTests {
         let path = directory.path("ledger.sqlite")
 
         let first = try AppDatabase(path: path)
-        #expect(try await first.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers"])
+        #expect(try await first.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts"])
         let request = try makeRequest(payee: try Peers.us(), payer: try Peers.bob())
         try await first.apply(try outgoingRequestChange(request, now: at()))
 
         // A second open of the same file (also while the first is open) finds nothing left to migrate.
         let second = try AppDatabase(path: path)
-        #expect(try await second.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers"])
+        #expect(try await second.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts"])
         #expect(try await second.payment(id: request.id) != nil)
 
         let tables = try await second.reader.read { db in
@@ -30,15 +30,15 @@ struct SchemaTests {
         }
         #expect(
             tables == [
-                "grdb_migrations", "outbox", "payment", "paymentEvent", "peer", "rateSnapshot", "seenMessage",
-                "trustedPeer",
+                "grdb_migrations", "outbox", "pairingLockout", "payment", "paymentEvent", "peer", "rateSnapshot",
+                "seenMessage", "trustedPeer",
             ])
     }
 
     @Test("the in-memory database is migrated too")
     func inMemoryIsMigrated() async throws {
         let database = try AppDatabase.inMemory()
-        #expect(try await database.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers"])
+        #expect(try await database.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts"])
     }
 
     @Test("a missing directory is reported with the path, not a crash")
