@@ -192,7 +192,8 @@ actor PairingCoordinator {
             }
         } catch {
             // The lockout cannot be read: assume the peer is locked for now rather than lift a lock.
-            logger.error("pairing lockout unreadable", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
+            logger.error(
+                "pairing lockout unreadable", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
             lockout = .init(failures: 0, lockedUntil: Timestamp.now.adding(seconds: PairingMachine.lockoutDuration))
         }
         // Another call may have created it while the ledger was read.

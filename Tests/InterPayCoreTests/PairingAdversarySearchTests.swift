@@ -119,8 +119,10 @@ struct PairingAdversarySearchTests {
         var frames: Set<PaymentMessage.Pairing> = []
         for id in malloryAttempts {
             for nonce in malloryNonces {
-                frames.insert(.init(pairingID: id, step: .commit, value: PairingCode.commitment(to: nonce, from: mallory)))
-                frames.insert(.init(pairingID: id, step: .commit, value: PairingCode.commitment(to: nonce, from: alice)))
+                frames.insert(
+                    .init(pairingID: id, step: .commit, value: PairingCode.commitment(to: nonce, from: mallory)))
+                frames.insert(
+                    .init(pairingID: id, step: .commit, value: PairingCode.commitment(to: nonce, from: alice)))
                 frames.insert(.init(pairingID: id, step: .reveal, value: nonce))
             }
             frames.insert(.init(abort: id, reason: "mallory"))
@@ -204,7 +206,8 @@ struct PairingAdversarySearchTests {
         case .start(let who):
             let isAlice = who != .bobForAlice
             let index = isAlice ? next.aliceStarts : next.bobStarts
-            let (id, nonce) = isAlice
+            let (id, nonce) =
+                isAlice
                 ? (aliceAttempts[index], aliceNonces[index]) : (bobAttempts[index], bobNonces[index])
             if isAlice { next.aliceStarts += 1 } else { next.bobStarts += 1 }
             next.tracks[who.rawValue].starts += 1
@@ -272,10 +275,12 @@ struct PairingAdversarySearchTests {
             }
             // (b) Reveals are counted attempts, counted attempts are started ones, within the lockout.
             guard track.reveals <= track.counted, track.counted <= track.starts else {
-                return .failure(.init("\(who): reveals \(track.reveals), counted \(track.counted), started \(track.starts)", event))
+                return .failure(
+                    .init("\(who): reveals \(track.reveals), counted \(track.counted), started \(track.starts)", event))
             }
             guard track.revealsSinceReset <= PairingMachine.maxFailures else {
-                return .failure(.init("\(who) revealed more than \(PairingMachine.maxFailures) times without a lock", event))
+                return .failure(
+                    .init("\(who) revealed more than \(PairingMachine.maxFailures) times without a lock", event))
             }
             // (b) An attempt that ends says so.
             let endsNow: Bool

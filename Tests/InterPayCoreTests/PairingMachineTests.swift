@@ -55,7 +55,10 @@ struct PairingMachineTests {
     func happyPath() throws {
         var (a, b) = (PairingMachine(me: Self.alice, peer: Self.bob), PairingMachine(me: Self.bob, peer: Self.alice))
         let started = a.start(attemptID: Self.aliceAttempt, nonce: Self.aliceNonce, now: Self.t0)
-        #expect(started == [.started(Self.aliceAttempt), .send(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice))])
+        #expect(
+            started == [
+                .started(Self.aliceAttempt), .send(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice)),
+            ])
         // Bob has not started: his daemon tells him, and answers nothing.
         #expect(b.receive(try #require(started.sentFrames.first), now: Self.t0) == [.peerWantsToPair])
         #expect(b.phase == .idle)
@@ -89,8 +92,10 @@ struct PairingMachineTests {
     @Test("both users start at once: each reveals once it has the other's commit; one code")
     func crossingStarts() throws {
         var (a, b) = (PairingMachine(me: Self.alice, peer: Self.bob), PairingMachine(me: Self.bob, peer: Self.alice))
-        let aCommit = try #require(a.start(attemptID: Self.aliceAttempt, nonce: Self.aliceNonce, now: Self.t0).sentFrames.first)
-        let bCommit = try #require(b.start(attemptID: Self.bobAttempt, nonce: Self.bobNonce, now: Self.t0).sentFrames.first)
+        let aCommit = try #require(
+            a.start(attemptID: Self.aliceAttempt, nonce: Self.aliceNonce, now: Self.t0).sentFrames.first)
+        let bCommit = try #require(
+            b.start(attemptID: Self.bobAttempt, nonce: Self.bobNonce, now: Self.t0).sentFrames.first)
         let aOut = a.receive(bCommit, now: Self.t0).sentFrames
         let bOut = b.receive(aCommit, now: Self.t0).sentFrames
         #expect(aOut.map(\.step) == [.commit, .reveal] && bOut.map(\.step) == [.commit, .reveal])
@@ -130,84 +135,112 @@ struct PairingMachineTests {
     }
 
     static let rows: [Row] = [
-        Row(name: "idle, commit: noticed, not answered", setup: { _ in },
+        Row(
+            name: "idle, commit: noticed, not answered", setup: { _ in },
             input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 0,
             phase: "idle"),
-        Row(name: "idle, reveal: ignored", setup: { _ in },
+        Row(
+            name: "idle, reveal: ignored", setup: { _ in },
             input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 0, phase: "idle"),
-        Row(name: "idle, abort: ignored", setup: { _ in },
+        Row(
+            name: "idle, abort: ignored", setup: { _ in },
             input: { $0.receive(.init(abort: bobAttempt, reason: "x"), now: t0) }, sends: [], failures: 0,
             phase: "idle"),
-        Row(name: "idle, start: commit", setup: { _ in },
+        Row(
+            name: "idle, start: commit", setup: { _ in },
             input: { $0.start(attemptID: aliceAttempt, nonce: aliceNonce, now: t0) }, sends: [.commit], failures: 0,
             phase: "committed"),
-        Row(name: "committed, start again: nothing new", setup: started,
+        Row(
+            name: "committed, start again: nothing new", setup: started,
             input: { $0.start(attemptID: otherAttempt, nonce: otherNonce, now: t0) }, sends: [], failures: 0,
             phase: "committed"),
-        Row(name: "committed, commit: counted, commit again and reveal", setup: started,
+        Row(
+            name: "committed, commit: counted, commit again and reveal", setup: started,
             input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [.commit, .reveal],
             failures: 1, phase: "revealed"),
-        Row(name: "committed, reveal before its commit: ignored", setup: started,
+        Row(
+            name: "committed, reveal before its commit: ignored", setup: started,
             input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 0,
             phase: "committed"),
-        Row(name: "committed, abort of ours: ends, counted", setup: started,
+        Row(
+            name: "committed, abort of ours: ends, counted", setup: started,
             input: { $0.receive(.init(abort: aliceAttempt, reason: "no"), now: t0) }, sends: [], failures: 1,
             phase: "idle"),
-        Row(name: "committed, abort of another attempt: ignored", setup: started,
+        Row(
+            name: "committed, abort of another attempt: ignored", setup: started,
             input: { $0.receive(.init(abort: otherAttempt, reason: "no"), now: t0) }, sends: [], failures: 0,
             phase: "committed"),
-        Row(name: "committed, session lost: ends, counted", setup: started,
+        Row(
+            name: "committed, session lost: ends, counted", setup: started,
             input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "idle"),
-        Row(name: "committed, expiry: ends, counted", setup: started,
+        Row(
+            name: "committed, expiry: ends, counted", setup: started,
             input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
             phase: "idle"),
-        Row(name: "committed, confirm: no code", setup: started,
+        Row(
+            name: "committed, confirm: no code", setup: started,
             input: { $0.confirm(PairingCode(alice, nonce: aliceNonce, bob, nonce: bobNonce), now: t0) }, sends: [],
             failures: 0, phase: "committed"),
-        Row(name: "revealed, the same commit again: nothing", setup: revealed,
+        Row(
+            name: "revealed, the same commit again: nothing", setup: revealed,
             input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 1,
             phase: "revealed"),
-        Row(name: "revealed, a different commit: abort, ends (already counted)", setup: revealed,
+        Row(
+            name: "revealed, a different commit: abort, ends (already counted)", setup: revealed,
             input: { $0.receive(commit(otherAttempt, otherNonce, from: bob), now: t0) }, sends: [.abort],
             failures: 1, phase: "idle"),
-        Row(name: "revealed, the same attempt with another commitment: abort, ends", setup: revealed,
+        Row(
+            name: "revealed, the same attempt with another commitment: abort, ends", setup: revealed,
             input: { $0.receive(commit(bobAttempt, otherNonce, from: bob), now: t0) }, sends: [.abort],
             failures: 1, phase: "idle"),
-        Row(name: "revealed, a reveal that does not match: abort, ends", setup: revealed,
+        Row(
+            name: "revealed, a reveal that does not match: abort, ends", setup: revealed,
             input: { $0.receive(reveal(bobAttempt, otherNonce), now: t0) }, sends: [.abort], failures: 1,
             phase: "idle"),
-        Row(name: "revealed, a reveal of another attempt: ignored", setup: revealed,
+        Row(
+            name: "revealed, a reveal of another attempt: ignored", setup: revealed,
             input: { $0.receive(reveal(otherAttempt, bobNonce), now: t0) }, sends: [], failures: 1,
             phase: "revealed"),
-        Row(name: "revealed, the matching reveal: code", setup: revealed,
+        Row(
+            name: "revealed, the matching reveal: code", setup: revealed,
             input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 1,
             phase: "codeReady"),
-        Row(name: "revealed, abort of theirs: ends", setup: revealed,
+        Row(
+            name: "revealed, abort of theirs: ends", setup: revealed,
             input: { $0.receive(.init(abort: bobAttempt, reason: "no"), now: t0) }, sends: [], failures: 1,
             phase: "idle"),
-        Row(name: "revealed, session lost: ends", setup: revealed,
+        Row(
+            name: "revealed, session lost: ends", setup: revealed,
             input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "idle"),
-        Row(name: "revealed, expiry: ends", setup: revealed,
+        Row(
+            name: "revealed, expiry: ends", setup: revealed,
             input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
             phase: "idle"),
-        Row(name: "code, the same commit again: nothing", setup: coded,
+        Row(
+            name: "code, the same commit again: nothing", setup: coded,
             input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 1,
             phase: "codeReady"),
-        Row(name: "code, a new commit: abort, ends", setup: coded,
+        Row(
+            name: "code, a new commit: abort, ends", setup: coded,
             input: { $0.receive(commit(otherAttempt, otherNonce, from: bob), now: t0) }, sends: [.abort],
             failures: 1, phase: "idle"),
-        Row(name: "code, the reveal again: nothing", setup: coded,
+        Row(
+            name: "code, the reveal again: nothing", setup: coded,
             input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 1,
             phase: "codeReady"),
-        Row(name: "code, session lost: the code stays", setup: coded,
+        Row(
+            name: "code, session lost: the code stays", setup: coded,
             input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "codeReady"),
-        Row(name: "code, wrong code: abort, ends", setup: coded,
+        Row(
+            name: "code, wrong code: abort, ends", setup: coded,
             input: { $0.confirm(wrongCode, now: t0) }, sends: [.abort], failures: 1,
             phase: "idle"),
-        Row(name: "code, right code: paired, the count resets", setup: coded,
+        Row(
+            name: "code, right code: paired, the count resets", setup: coded,
             input: { $0.confirm(PairingCode(alice, nonce: aliceNonce, bob, nonce: bobNonce), now: t0) }, sends: [],
             failures: 0, phase: "idle"),
-        Row(name: "code, expiry: ends", setup: coded,
+        Row(
+            name: "code, expiry: ends", setup: coded,
             input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
             phase: "idle"),
     ]

@@ -61,7 +61,8 @@ struct PairingTests {
         for _ in 0..<5 {
             let nonce = PairingCode.randomNonce()
             await alice.sessions.send(
-                .pair(.init(pairingID: UUID(), step: .commit, value: PairingCode.commitment(to: nonce, from: alice.id))),
+                .pair(
+                    .init(pairingID: UUID(), step: .commit, value: PairingCode.commitment(to: nonce, from: alice.id))),
                 to: bob.id)
         }
         await eventually("bob's user is told") { await bob.pairing.status(of: alice.id).phase == "requested" }
