@@ -269,5 +269,14 @@ def request_frame(payee, payer, minor=1250, currency="MXN", memo="probe", create
     return {"type": "request", "messageID": message_id or str(uuid.uuid4()), "payment": payment}
 
 
+def refused_field(answer, field=None):
+    """Whether `answer` is the error a field that fails validation gets (PROTOCOL.md §5.2: class invalid-field, code
+    malformed-frame), naming `field` when given."""
+    if answer is None or answer.get("type") != "error" or answer.get("code") != "malformed-frame":
+        return False
+    message = answer.get("message", "")
+    return "invalid field" in message and (field is None or ("'%s'" % field) in message)
+
+
 def describe(frame):
     return json.dumps(frame, sort_keys=True) if frame is not None else "nothing"

@@ -295,7 +295,16 @@ public actor SessionManager {
                     throw TransportError.handshakeFailed("connection closed before hello")
                 }
                 guard case .message(.hello(let theirs)) = first else {
-                    try? await outbound.write(.error(.init(code: .malformedFrame, message: "expected hello")))
+                    // A hello that does not decode (a name that reads as a peer ID, a control character) is answered
+                    // with its own error, so that the peer learns which field was refused.
+                    let answer: PaymentMessage =
+                        if case .undecodable(let frame) = first, frame.header.type == "hello", let own = frame.answer {
+                            own
+                        } else {
+                            .error(.init(code: .malformedFrame, message: "expected hello"))
+                        }
+                    // The connection closes next whatever happens to this write; its failure changes nothing.
+                    try? await outbound.write(answer)
                     throw TransportError.handshakeFailed("first frame was not hello")
                 }
                 guard let version = ours.negotiatedVersion(with: theirs) else {

@@ -1,0 +1,93 @@
+"""Names beat IDs (SECURITY.md T-NAMES): a peer announcing another peer's ID, short ID or name as its own."""
+
+import json
+import time
+
+import interpay_wire as wire
+
+DESCRIPTION = "a hello name that reads as an ID is refused; send/pair by ID reach that ID; duplicate names are ambiguous"
+
+
+def hello_answer(h, daemon, identity, name):
+    """Sends a hello named `name`; the error the daemon answers with (None if it accepted the hello)."""
+    conn = h.connect(daemon, identity, hello=False)
+    conn.send({"type": "hello", "minVersion": 1, "maxVersion": 1, "name": name, "capabilities": [],
+               "agent": "hostile/1"})
+    try:
+        answer = conn.next_frame(lambda f: f.get("type") == "error", timeout=3)
+    except wire.Closed:
+        answer = None
+    conn.close()
+    return answer
+
+
+def run(h):
+    alice = h.daemon("alice")
+    bob = h.identity("bob")
+    mallory = h.identity("mallory")
+    short = bob["id"][:7]
+
+    # 1. Names that read as IDs are refused at hello, with invalid-field.
+    for label, name in [("bob's full ID", bob["id"]), ("bob's short ID", short), ("an ID group", bob["id"][:10])]:
+        answer = hello_answer(h, alice, mallory, name)
+        h.check(answer is not None and wire.refused_field(answer),
+                "a hello named with %s is refused (malformed-frame, invalid field)" % label, wire.describe(answer))
+
+    # 2. The real bob comes and goes; mallory then takes the name "bob".
+    real = h.connect(alice, bob, name="bob")
+    time.sleep(0.5)
+    real.close()
+    time.sleep(1.0)
+    fake = h.connect(alice, mallory, name="bob")
+    time.sleep(0.5)
+    out = alice.interpay("send", "bob", "1", "EUR")
+    h.check(out.returncode == 4 and short in out.stderr and mallory["id"][:7] in out.stderr,
+            "'send bob' with two peers named bob (the real one offline) is ambiguous, exit 4, listing both IDs",
+            "exit %d: %s%s" % (out.returncode, out.stdout, out.stderr))
+    requests = [f for f in fake.received if f.get("type") == "request"]
+    h.check(not requests, "the impostor received no request from the ambiguous send", wire.describe(requests[:1]))
+
+    # 3. send and pair by bob's ID while only impostors are online, one of them (if its hello is let in) named
+    #    with bob's short ID: never reach an impostor.
+    mimic = h.identity("mimic")
+    try:
+        named_id = h.connect(alice, mimic, name=short)
+    except wire.Closed:
+        named_id = None
+    time.sleep(0.5)
+    for what, args in [("send by short ID", ["send", short, "1", "EUR"]),
+                       ("send by full ID", ["send", bob["id"], "1", "EUR"]),
+                       ("pair by short ID", ["pair", short])]:
+        out = alice.interpay(*args)
+        h.check(out.returncode == 6, "%s with bob offline fails as unreachable (exit 6), not sent to mallory" % what,
+                "exit %d: %s%s" % (out.returncode, out.stdout, out.stderr))
+    for label, impostor in [("named bob", fake), ("named with bob's short ID", named_id)]:
+        extra = None
+        if impostor is not None:
+            try:
+                extra = impostor.next_frame(lambda f: f.get("type") in ("request", "pair"), timeout=2)
+            except wire.Closed:
+                pass
+        h.check(extra is None, "the impostor %s received no request or pairing frame" % label, wire.describe(extra))
+    if named_id is not None:
+        named_id.close()
+
+    # 4. With the real bob back, his ID reaches him.
+    real = h.connect(alice, bob, name="bob")
+    time.sleep(0.5)
+    out = alice.interpay("send", short, "2", "EUR", "--json")
+    got = None
+    try:
+        got = real.next_frame(lambda f: f.get("type") == "request", timeout=5)
+    except wire.Closed:
+        pass
+    h.check(out.returncode == 0 and got is not None and got["payment"]["payer"] == bob["id"],
+            "send by short ID reaches the real bob", "exit %d: %s" % (out.returncode, out.stderr))
+    if got:
+        real.send({"type": "ack", "ackedID": got["messageID"], "paymentID": got["payment"]["id"],
+                   "state": "pending"})
+    peers = json.loads(alice.interpay("peers", "--json").stdout or "{}").get("peers", [])
+    h.check(sum(1 for p in peers if p.get("name") == "bob") == 2, "peers lists both peers named bob, by ID",
+            json.dumps(peers)[:300])
+    real.close()
+    fake.close()
