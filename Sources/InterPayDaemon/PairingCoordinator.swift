@@ -66,11 +66,11 @@ actor PairingCoordinator {
                 "\(SafeText.escaped(session.name)) (\(peer.shortDescription)) runs a daemon that does not support "
                     + "\(PaymentMessage.Pairing.capability) pairing: it must be upgraded before pairing")
         }
-        let step = await update(peer) { $0.start(attemptID: UUID(), nonce: PairingCode.randomNonce(), now: now) }
-        try await perform(step, peer: peer, now: now)
         // If the peer's user started first, its answer comes within a round trip; otherwise there is nothing to wait
         // for but the other user.
-        let requested = requests.removeValue(forKey: peer) != nil
+        let requested = requests[peer] != nil
+        let step = await update(peer) { $0.start(attemptID: UUID(), nonce: PairingCode.randomNonce(), now: now) }
+        try await perform(step, peer: peer, now: now)
         let deadline = ContinuousClock.now + (requested ? wait : min(wait, .milliseconds(500)))
         while ContinuousClock.now < deadline, !Task.isCancelled {
             switch machines[peer]?.phase {

@@ -22,5 +22,6 @@ public struct PairingLockoutRecord: Sendable, Hashable, Codable {
 }
 
 extension PairingLockoutRecord: FetchableRecord, PersistableRecord {
+    /// The table: `pairingLockout`.
     public static let databaseTableName = "pairingLockout"
 }
