@@ -134,6 +134,12 @@ struct PairingMachineTests {
         _ = m.receive(reveal(bobAttempt, bobNonce), now: t0)
     }
 
+    static let lockedUntil = t0.adding(seconds: PairingMachine.lockoutDuration)
+
+    static func locked(_ m: inout PairingMachine) {
+        m = PairingMachine(me: alice, peer: bob, lockout: .init(failures: 0, lockedUntil: lockedUntil))
+    }
+
     static let rows: [Row] = [
         Row(
             name: "idle, commit: noticed, not answered", setup: { _ in },
@@ -243,6 +249,27 @@ struct PairingMachineTests {
             name: "code, expiry: ends", setup: coded,
             input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
             phase: "idle"),
+        Row(
+            name: "locked, commit: noticed, not answered", setup: locked,
+            input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 0,
+            phase: "locked"),
+        Row(
+            name: "locked, reveal: ignored", setup: locked,
+            input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 0, phase: "locked"),
+        Row(
+            name: "locked, start: refused", setup: locked,
+            input: { $0.start(attemptID: aliceAttempt, nonce: aliceNonce, now: t0) }, sends: [], failures: 0,
+            phase: "locked"),
+        Row(
+            name: "locked, confirm: refused", setup: locked,
+            input: { $0.confirm(PairingCode(alice, nonce: aliceNonce, bob, nonce: bobNonce), now: t0) }, sends: [],
+            failures: 0, phase: "locked"),
+        Row(
+            name: "locked, session lost: still locked", setup: locked,
+            input: { $0.sessionLost(now: t0) }, sends: [], failures: 0, phase: "locked"),
+        Row(
+            name: "locked, its time passes: the lock lifts", setup: locked,
+            input: { $0.tick(now: lockedUntil) }, sends: [], failures: 0, phase: "idle"),
     ]
 
     @Test("every phase against every input", arguments: rows)
