@@ -247,10 +247,9 @@ public struct PairingMachine: Sendable, Hashable {
             break
         case (.abort, .committed(let ours, _)) where frame.pairingID == ours.id:
             actions += end("the peer ended the pairing: \(frame.reason ?? "")", charged: false, now: now)
-        case (.abort, .revealed(let ours, let theirs, _))
-        where frame.pairingID == ours.id || frame.pairingID == theirs.id,
-            (.abort, .codeReady(let ours, let theirs, _, _))
-        where frame.pairingID == ours.id || frame.pairingID == theirs.id:
+        case (.abort, .revealed(let ours, let theirs, _)), (.abort, .codeReady(let ours, let theirs, _, _)):
+            // Either side's attempt ID names this attempt; another one is a stray, ignored.
+            guard frame.pairingID == ours.id || frame.pairingID == theirs.id else { break }
             actions += end("the peer ended the pairing: \(frame.reason ?? "")", charged: true, now: now)
         case (.abort, _):
             break
