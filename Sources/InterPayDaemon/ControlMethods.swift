@@ -106,11 +106,13 @@ struct ControlMethods: ControlHandler {
             "pairing": .string(status.phase),
             "code": status.code.map { .string($0.digits) } ?? .null,
             "until": status.until.map { .int($0.secondsSince1970) } ?? .null,
+            "failures": .int(Int64(status.failures)),
         ])
     }
 
-    /// `pair {peer, code?}`: without a code, starts pairing (or joins the one in progress) and returns the
-    /// verification code once both sides have it; with a code, confirms it and trusts the peer.
+    /// `pair {peer, code?}`: without a code, starts an attempt (or joins the one in progress) and returns the
+    /// verification code once both sides have it, or `waiting` while the peer's user has not started (`me` gives
+    /// the short ID that user must name); with a code, confirms it and trusts the peer.
     private func pair(_ params: Params) async throws -> JSONValue {
         let peerText = try params.required("peer")
         if let codeText = params.string("code") {
@@ -136,6 +138,7 @@ struct ControlMethods: ControlHandler {
                 "shortID": .string(peer.shortDescription),
             ]),
             "trust": await trust(peer, trusted: trusted),
+            "me": .object(["shortID": .string(sessions.identity.peerID.shortDescription)]),
         ])
     }
 

@@ -28,6 +28,7 @@ public enum Daemon {
                 identity: identity,
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
+                    capabilities: [PaymentMessage.Pairing.capability],
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                     keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
                     maxUnauthenticated: configuration.maxUnauthenticated),

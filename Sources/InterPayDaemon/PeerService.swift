@@ -144,6 +144,15 @@ struct PeerService: Service {
             let peer: PeerID
             let name: String
             switch event {
+            case .requested(let id, let peerName):
+                (peer, name) = (id, peerName)
+                object["event"] = "pairing-requested"
+                object["message"] = .string(
+                    "peer \(id.shortDescription) wants to pair: run interpay pair \(id.shortDescription)")
+            case .started(let id, let peerName, let attemptID):
+                (peer, name) = (id, peerName)
+                object["event"] = "pairing-started"
+                object["attempt"] = .string(attemptID.wireString)
             case .code(let id, let peerName, let code, let expiresAt):
                 (peer, name) = (id, peerName)
                 object["event"] = "pairing-code"
@@ -152,10 +161,12 @@ struct PeerService: Service {
             case .paired(let id, let peerName):
                 (peer, name) = (id, peerName)
                 object["event"] = "paired"
-            case .failed(let id, let peerName, let reason):
+            case .failed(let id, let peerName, let reason, let failures):
                 (peer, name) = (id, peerName)
                 object["event"] = "pairing-failed"
                 object["reason"] = .string(reason)
+                object["failures"] = .int(Int64(failures))
+                object["attemptsLeft"] = .int(Int64(max(0, PairingMachine.maxFailures - failures)))
             case .locked(let id, let peerName, let until):
                 (peer, name) = (id, peerName)
                 object["event"] = "pairing-locked"

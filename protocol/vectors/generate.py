@@ -66,6 +66,7 @@ MSG_CANCEL = test_uuid("message-cancel-1")
 MSG_ACCEPT = test_uuid("message-accept-1")
 MSG_REJECT = test_uuid("message-reject-1")
 PAIRING = test_uuid("pairing-1")
+PAIRING_PEER = test_uuid("pairing-2")
 
 
 def payment(amount, memo="Tacos al pastor", category=None, pid=PAY, payee=ALICE, payer=BOB,
@@ -267,17 +268,21 @@ def valid_vectors():
     add("pong", "Answer to a ping with nonce 42.", {"type": "pong", "nonce": 42})
     add("close-with-reason", "Orderly close with a reason.", {"type": "close", "reason": "shutting down"})
     add("close-empty-reason", "Orderly close with an empty reason.", {"type": "close", "reason": ""})
-    # pair (§7.9): the worked example's nonces are 32 bytes of 0x01 (initiator) and 0x02 (responder)
-    nonce_i, nonce_r = bytes([1] * 32), bytes([2] * 32)
-    commitment = hashlib.sha256(b"interpay-pairing-commit-v1" + nonce_i).hexdigest()
-    add("pair-commit", "Initiator's first pairing step: SHA-256(\"interpay-pairing-commit-v1\" || nonce).",
-        {"type": "pair", "pairingID": PAIRING, "step": "commit", "value": commitment})
-    add("pair-nonce", "Responder's nonce.", {"type": "pair", "pairingID": PAIRING, "step": "nonce",
-                                              "value": nonce_r.hex()})
-    add("pair-reveal", "Initiator reveals the nonce it committed to.",
-        {"type": "pair", "pairingID": PAIRING, "step": "reveal", "value": nonce_i.hex()})
-    add("pair-abort", "Either side ends a pairing in progress.",
-        {"type": "pair", "pairingID": PAIRING, "step": "abort", "reason": "too many wrong verification codes"})
+    # pair (§7.9): the worked example's nonces are 32 bytes of 0x01 (ALICE's) and 0x02 (BOB's); each side commits
+    # under its own attempt ID, binding its own peer ID bytes (here sha256(b"alice"), sha256(b"bob"))
+    nonce_a, nonce_b = bytes([1] * 32), bytes([2] * 32)
+    alice_bytes, bob_bytes = hashlib.sha256(b"alice").digest(), hashlib.sha256(b"bob").digest()
+    commit_a = hashlib.sha256(b"interpay-pairing-commit-v2" + alice_bytes + nonce_a).hexdigest()
+    commit_b = hashlib.sha256(b"interpay-pairing-commit-v2" + bob_bytes + nonce_b).hexdigest()
+    add("pair-commit", "ALICE's commit: SHA-256(\"interpay-pairing-commit-v2\" || ALICE's 32 ID bytes || nonce), "
+        "under ALICE's attempt ID.",
+        {"type": "pair", "pairingID": PAIRING, "step": "commit", "value": commit_a})
+    add("pair-commit-peer", "BOB's commit under BOB's own attempt ID.",
+        {"type": "pair", "pairingID": PAIRING_PEER, "step": "commit", "value": commit_b})
+    add("pair-reveal", "ALICE reveals the nonce it committed to, once it holds BOB's commit.",
+        {"type": "pair", "pairingID": PAIRING, "step": "reveal", "value": nonce_a.hex()})
+    add("pair-abort", "Either side ends an attempt (its own or the peer's ID).",
+        {"type": "pair", "pairingID": PAIRING, "step": "abort", "reason": "a second, different commit in one attempt"})
     # exactly the maximum frame size
     base = {"type": "ping", "nonce": 7, "xPadding": ""}
     pad = MAX_FRAME - len(canonical(base))
@@ -526,13 +531,15 @@ def invalid_vectors():
     addj("pong-missing-nonce", "pong without nonce.", {"type": "pong"}, "missing-field")
     addj("close-missing-reason", "close without reason (required, may be empty).", {"type": "close"},
          "missing-field")
-    pv = {"type": "pair", "pairingID": PAIRING, "step": "nonce", "value": "02" * 32}
+    pv = {"type": "pair", "pairingID": PAIRING, "step": "reveal", "value": "02" * 32}
     addj("pair-value-short", "pair value of 31 bytes.", dict(pv, value="02" * 31), "invalid-field")
     addj("pair-value-uppercase", "pair value in uppercase hex (lowercase only).", dict(pv, value="AB" * 32),
          "invalid-field")
-    addj("pair-missing-value", "pair nonce step without its value.", {k: v for k, v in pv.items() if k != "value"},
+    addj("pair-missing-value", "pair reveal step without its value.", {k: v for k, v in pv.items() if k != "value"},
          "missing-field")
     addj("pair-unknown-step", "pair with an undefined step.", dict(pv, step="shout"), "invalid-field")
+    addj("pair-nonce-step-removed", "pair 'nonce' step of the first pairing exchange: removed, so undefined.",
+         dict(pv, step="nonce"), "invalid-field")
     addj("pair-abort-missing-reason", "pair abort without reason.",
          {"type": "pair", "pairingID": PAIRING, "step": "abort"}, "missing-field")
     return v
