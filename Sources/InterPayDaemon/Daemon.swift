@@ -71,7 +71,8 @@ public enum Daemon {
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()
         let peers = PeerService(
-            configuration: configuration, sessions: sessions, engine: engine, pairing: pairing, shared: shared,
+            configuration: configuration, sessions: sessions, database: database, engine: engine, pairing: pairing,
+            shared: shared,
             broadcaster: broadcaster, readiness: readiness, conversions: conversions, logger: logger)
         let methods = ControlMethods(
             engine: engine, pairing: pairing, sessions: sessions, database: database, configuration: configuration,

@@ -14,6 +14,7 @@ import ServiceLifecycle
 struct PeerService: Service {
     let configuration: DaemonConfiguration
     let sessions: SessionManager
+    let database: AppDatabase
     let engine: PaymentEngine
     let pairing: PairingCoordinator
     let shared: SharedState
@@ -110,16 +111,14 @@ struct PeerService: Service {
                     .object([
                         "event": "request-received", "at": now,
                         "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID),
-                            paired: await pairing.isPaired(record.peerID), converted: await converted(record)),
+                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
                     ]))
             case .paymentUpdated(let record):
                 broadcaster.publish(
                     .object([
                         "event": "payment-updated", "at": now,
                         "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID),
-                            paired: await pairing.isPaired(record.peerID), converted: await converted(record)),
+                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
                     ]))
             case .delivered:
                 break
@@ -184,8 +183,14 @@ struct PeerService: Service {
         return await conversions.quote(amount)
     }
 
-    private func name(of peer: PeerID) async -> String? {
-        await sessions.currentSessions().first { $0.peerID == peer }?.name
+    /// The name `peer` is shown under (`PeerName`); nil if the ledger cannot say, and the event shows no name.
+    private func name(of peer: PeerID) async -> PeerName? {
+        do {
+            return try await PeerName.all(database: database, sessions: sessions)[peer]
+        } catch {
+            logger.error("could not read peer names for an event", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     /// Discovery events become dial targets.
