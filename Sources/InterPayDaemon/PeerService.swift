@@ -193,8 +193,26 @@ struct PeerService: Service {
         }
     }
 
-    /// Discovery events become dial targets.
+    /// Discovery events become dial targets (`DiscoveryTargets`: keyed by announced ID and address, so that a
+    /// spoofed announcement cannot redirect or stop the dialing of a real peer).
     private func followDiscovery(_ discovery: ServiceDiscovery) async {
+        var targets = DiscoveryTargets()
+        func carryOut(_ commands: [DiscoveryTargets.Command], keepingConnected: Bool = false) async {
+            let connected = keepingConnected ? Set(await sessions.currentSessions().map(\.peerID)) : []
+            for command in commands {
+                switch command {
+                case .maintain(let target):
+                    await sessions.maintainConnection(
+                        key: target.key, host: target.host, port: target.port, expectedPeerID: target.peerID)
+                case .stop(let target) where !connected.contains(target.peerID):
+                    await sessions.stopMaintaining(key: target.key)
+                case .stop:
+                    // A goodbye for a peer we hold a session with may be spoofed (mDNS is not authenticated):
+                    // keep dialing it. If it really left, its session ends and the dials fail, with back-off.
+                    break
+                }
+            }
+        }
         for await event in discovery.events() {
             switch event {
             case .registered(let name):
@@ -212,16 +230,17 @@ struct PeerService: Service {
                     logger.notice(
                         "peer speaks no protocol version in common; not dialing",
                         metadata: ["peer": "\(peer.serviceName)", "versions": "\(peer.versions)"])
-                    await sessions.stopMaintaining(key: "dnssd \(peer.serviceName)")
+                    await carryOut(targets.removed(instance: peer.serviceName))
                     continue
                 }
-                await sessions.maintainConnection(
-                    key: "dnssd \(peer.serviceName)", host: peer.address, port: peer.port,
-                    expectedPeerID: peer.peerID)
+                await carryOut(
+                    targets.resolved(
+                        instance: peer.serviceName,
+                        to: .init(peerID: peer.peerID, host: peer.address, port: peer.port)))
             case .disappeared(let name, let peerID):
                 logger.info(
                     "peer disappeared", metadata: ["peer": "\(name)", "id": "\(peerID?.shortDescription ?? "?")"])
-                await sessions.stopMaintaining(key: "dnssd \(name)")
+                await carryOut(targets.removed(instance: name), keepingConnected: true)
             case .unavailable(let reason):
                 shared.discovery = "unavailable"
                 // Ready without DNS-SD: static peers work, and discovery comes back by itself.
