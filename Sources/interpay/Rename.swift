@@ -17,7 +17,7 @@ struct Rename: AsyncParsableCommand {
     @Argument(help: "The peer: its ID (or a prefix of at least 4 characters) or its name.")
     var peer: String
 
-    @Argument(help: "The new name, 1 to 63 characters.")
+    @Argument(help: "The new name, 1 to 63 code points.")
     var name: String
 
     func run() async throws {

@@ -24,10 +24,10 @@ struct Send: AsyncParsableCommand {
     @Argument(help: "ISO 4217 currency code, e.g. MXN, EUR, JPY.")
     var currency: String
 
-    @Option(help: "What it is for (at most 200 characters).")
+    @Option(help: "What it is for (at most 200 code points; no control characters).")
     var memo: String = ""
 
-    @Option(help: "A category for statistics, e.g. food (1 to 40 characters).")
+    @Option(help: "A category for statistics, e.g. food (1 to 40 code points).")
     var category: String?
 
     @Option(help: "How long the request stays open, from 1s to 30d: e.g. 90s, 15m, 2h.")
@@ -46,10 +46,10 @@ struct Send: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         guard memo.unicodeScalars.count <= Limits.maxMemoLength else {
-            throw ValidationError("--memo has more than \(Limits.maxMemoLength) characters")
+            throw ValidationError("--memo has more than \(Limits.maxMemoLength) code points")
         }
         if let category, !(1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) {
-            throw ValidationError("--category must have 1 to \(Limits.maxCategoryLength) characters")
+            throw ValidationError("--category must have 1 to \(Limits.maxCategoryLength) code points")
         }
         guard let seconds = DurationText.seconds(expires), seconds >= 1, seconds <= 30 * 86_400 else {
             throw ValidationError("--expires must be a duration from 1s to 30d, such as 90s, 15m or 2h")

@@ -183,6 +183,13 @@ def valid_vectors():
         request(payment(mxn(), pid=test_uuid("payment-upper").upper()),
                 msg=test_uuid("message-request-upper").upper()),
         decodeOnly=True)
+    add("request-amount-integral-float",
+        "Request whose minorUnits is 1250.0: an integral value written with a fraction. §5.3 lets a receiver "
+        "accept it, and interpayd does (decodeOnly: re-encoding writes 1250). A fractional value such as 12.5 "
+        "is invalid-field (request-amount-float). " + IDS_NOTE,
+        request(payment(mxn(1250.0), pid=test_uuid("payment-integral-float")),
+                msg=test_uuid("message-request-integral-float")),
+        decodeOnly=True)
     add("request-unknown-fields",
         "Request carrying unknown members at top level and inside payment and amount; they MUST be "
         "ignored and the frame processed as without them. " + IDS_NOTE,
