@@ -42,7 +42,7 @@ struct PeerService: Service {
             ])
         for peer in configuration.staticPeers {
             await sessions.maintainConnection(
-                key: "static \(peer)", host: peer.host, port: peer.port, expectedPeerID: nil)
+                key: "static \(peer.address)", host: peer.host, port: peer.port, expectedPeerID: peer.peerID)
         }
 
         // Either graceful shutdown or a failed listener stops everything; a failed listener also fails the service
