@@ -4,7 +4,7 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-service test-bad-input test-install test-crash test-partition demo format lint clean help \
+	test-payments test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall bench bench-build bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
@@ -58,6 +58,7 @@ build-tests: deps
 	$(SWIFT) build --build-tests
 
 TEST_TARGETS := build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-bad-input \
+	test-hostile \
 	test-crash test-partition test-service test-install test-fuzz bench-smoke
 
 test: $(TEST_TARGETS) ## everything CI runs
@@ -83,6 +84,9 @@ test-payments: build-tests ## two daemons on two sandbox hosts driven through th
 
 test-bad-input: build-tests ## junk, broken frames and JSON-RPC, replays and the local limits against running daemons
 	scripts/test-bad-input
+
+test-hostile: build-tests ## a peer with its own keys attacks real daemons: one scenario per finding of SECURITY.md
+	scripts/test-hostile
 
 test-crash: build-tests ## SIGKILL and restart the receiving, then the sending daemon during 1,000 sends; ledgers agree
 	scripts/test-crash

@@ -184,6 +184,7 @@ let package = Package(
             name: "InterPayDaemonTests",
             dependencies: [
                 "InterPayTestSupport", "InterPayDaemon", "InterPayCore", "InterPayStore", "InterPayTransport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

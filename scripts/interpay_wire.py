@@ -102,7 +102,7 @@ class Closed(Exception):
 class PeerConnection:
     """One TLS connection to a daemon, as a peer."""
 
-    def __init__(self, port, identity=None, hello=True, name="prober"):
+    def __init__(self, port, identity=None, hello=True, name="prober", capabilities=()):
         self.raw = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.check_hostname = False
@@ -115,7 +115,8 @@ class PeerConnection:
         self.received = []
         self.their_hello = None
         if hello:
-            self.send({"type": "hello", "minVersion": 1, "maxVersion": 1, "name": name, "capabilities": [],
+            self.send({"type": "hello", "minVersion": 1, "maxVersion": 1, "name": name,
+                       "capabilities": list(capabilities),
                        "agent": "bad-input-probe/1"})
             self.their_hello = self.next_frame(lambda f: f.get("type") == "hello")
 

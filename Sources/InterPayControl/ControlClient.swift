@@ -82,13 +82,13 @@ public struct ControlClient: Sendable {
         var reader = LineReader(maxLength: maxResponseLength)
         do throws(ControlClientError) {
             guard let response = try readResponse(from: connection, reader: &reader, deadline: deadline) else {
-                if let sendFailure { return .failure(unreachable(sendFailure)) }
-                return .failure(.invalidResponse("the daemon closed the connection without answering"))
+                if let sendFailure { return .failure(lost(unreachable(sendFailure))) }
+                return .failure(.answerLost(path: path, reason: "the daemon closed the connection without answering"))
             }
             return response.outcome.mapError { .rpc($0) }
         } catch {
-            if let sendFailure, case .daemonUnreachable = error { return .failure(unreachable(sendFailure)) }
-            return .failure(error)
+            if let sendFailure, case .daemonUnreachable = error { return .failure(lost(unreachable(sendFailure))) }
+            return .failure(lost(error))
         }
     }
 
@@ -166,6 +166,12 @@ public struct ControlClient: Sendable {
                 continuation.finish(throwing: error)
             }
         }
+    }
+
+    /// A failure once connected: the request may have reached the daemon, so an unreachable daemon is a lost answer.
+    private func lost(_ error: ControlClientError) -> ControlClientError {
+        if case .daemonUnreachable(let path, let reason) = error { return .answerLost(path: path, reason: reason) }
+        return error
     }
 
     private func unreachable(_ failure: UnixSocketConnection.IOFailure) -> ControlClientError {

@@ -3,6 +3,10 @@ public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertib
     /// No daemon answered at `path`: no socket file, connection refused, permission denied on the socket, no answer
     /// in time, or the connection broke. The CLI exits with code 3 and suggests starting interpayd.
     case daemonUnreachable(path: String, reason: String)
+    /// The request went out but no answer came back (the connection broke, or closed, or the answer was late): the
+    /// daemon may or may not have carried it out. The CLI exits with code 3; `send` retries with its idempotency
+    /// key.
+    case answerLost(path: String, reason: String)
     /// The daemon answered with a JSON-RPC error.
     case rpc(RPCError)
     /// The daemon's answer is not a valid JSON-RPC response.
@@ -11,6 +15,8 @@ public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case .daemonUnreachable(let path, let reason): "cannot reach interpayd at \(path): \(reason)"
+        case .answerLost(let path, let reason):
+            "no answer from interpayd at \(path) (\(reason)); the request may or may not have been carried out"
         case .rpc(let error): error.message
         case .invalidResponse(let detail): "invalid response from interpayd: \(detail)"
         }

@@ -73,6 +73,11 @@ public actor ControlServer {
 
         pending.reopen()
         let bound: NIOAsyncChannel<Connection, Never>
+        // bind(2) creates the socket file with the mode the umask leaves; with 0177 it is born 0600 and only then
+        // opened up to its configured mode, so it never exists with a looser one. The umask is per process: other
+        // threads creating files meanwhile get a stricter mode at worst.
+        let previousMask = umask(0o177)
+        defer { umask(previousMask) }
         do {
             bound = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 64)
@@ -163,7 +168,7 @@ public actor ControlServer {
     nonisolated func isAllowed(_ peer: PeerCredentials) -> Bool {
         if peer.uid == daemonUID || peer.uid == 0 { return true }
         guard let groupID = configuration.groupID else { return false }
-        return peer.gid == groupID || peer.supplementaryGroups().contains(groupID)
+        return peer.gid == groupID || peer.groups.contains(groupID)
     }
 
     /// Runs one connection to its end; never throws.

@@ -35,13 +35,18 @@ enum ControlSocketFile {
     }
 
     /// Creates the socket's parent directory with `mode` (and group `groupID`) if it is missing; missing ancestors
-    /// get `0755`. An existing directory is left as it is.
+    /// get `0755`. An existing directory is used only if it is safe (`unsafeDirectoryReason`).
     static func prepareDirectory(for path: String, mode: UInt32, groupID: UInt32?) throws(ControlServerError) {
         let directory = parentDirectory(of: path)
         var info = stat()
         if stat(directory, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw .directoryFailed(path: directory, reason: "exists and is not a directory")
+            }
+            if let reason = unsafeDirectoryReason(
+                owner: UInt32(info.st_uid), mode: UInt32(info.st_mode), me: UInt32(geteuid()))
+            {
+                throw .directoryFailed(path: directory, reason: reason)
             }
             return
         }
@@ -53,6 +58,20 @@ enum ControlSocketFile {
         guard chmod(directory, mode_t(mode)) == 0 else {
             throw .directoryFailed(path: directory, reason: "chmod \(String(mode, radix: 8)): \(errorText())")
         }
+    }
+
+    /// Why an existing directory must not hold the control socket, or nil when it may: it must belong to this user
+    /// or to root, and nobody else may write to it, unless its sticky bit is set (like `/tmp`), which keeps others
+    /// from removing or replacing the socket. Otherwise another user could swap the socket for one of their own.
+    static func unsafeDirectoryReason(owner: UInt32, mode: UInt32, me: UInt32) -> String? {
+        guard owner == me || owner == 0 else {
+            return "belongs to uid \(owner), not to this user (\(me)) or root; remove it or choose another socket path"
+        }
+        let sticky = mode & UInt32(S_ISVTX) != 0
+        if !sticky, mode & 0o022 != 0 {
+            return "is writable by other users (mode \(String(mode & 0o7777, radix: 8))); make it 0700 or 0750"
+        }
+        return nil
     }
 
     private static func makeDirectory(_ directory: String, mode: mode_t) throws(ControlServerError) {

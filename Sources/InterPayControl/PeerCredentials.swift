@@ -12,23 +12,12 @@ struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     var pid: Int32
     var uid: UInt32
     var gid: UInt32
+    /// The peer's supplementary groups when it connected (`SO_PEERGROUPS`): `SO_PEERCRED` reports only the primary
+    /// group, while the socket file's mode (0660) admits every member of its group. Taken from the socket, not from
+    /// `/proc` (racy, and hidden under `ProtectProc=invisible`).
+    var groups: [UInt32] = []
 
     var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
-
-    /// The peer process's supplementary groups, from `/proc/PID/status`: `SO_PEERCRED` reports only the primary
-    /// group, while the socket file's mode (0660) already admits every member of its group.
-    func supplementaryGroups() -> [UInt32] {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return [] }
-        return Self.groups(inProcStatus: status)
-    }
-
-    /// The `Groups:` line of a `/proc/PID/status` text.
-    static func groups(inProcStatus text: String) -> [UInt32] {
-        for line in text.split(separator: "\n") where line.hasPrefix("Groups:") {
-            return line.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).compactMap { UInt32($0) }
-        }
-        return []
-    }
 
     /// Reads the credentials of a connected Unix socket channel (runs on its event loop).
     static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {
@@ -39,8 +28,23 @@ struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
         // a homogeneous tuple of the same three 32-bit fields has the same size, alignment and layout.
         let raw: EventLoopFuture<(Int32, UInt32, UInt32)> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-        return raw.map { PeerCredentials(pid: $0.0, uid: $0.1, gid: $0.2) }
+        // SO_PEERGROUPS (Linux 4.13) fills as many gid_t as the peer has, into a buffer NIO zeroes first; slots it
+        // did not fill stay 0, so gid 0 cannot be told apart from an empty slot and is left out (root's group
+        // still counts as a primary group). More groups than the buffer holds fail with ERANGE: none are used.
+        let groups: EventLoopFuture<[UInt32]> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(Self.peerGroupsOption)
+        ).map { (buffer: InlineArray<256, UInt32>) in
+            var list: [UInt32] = []
+            for index in buffer.indices where buffer[index] != 0 { list.append(buffer[index]) }
+            return list
+        }.recover { _ in [] }
+        return raw.and(groups).map { credentials, groups in
+            PeerCredentials(pid: credentials.0, uid: credentials.1, gid: credentials.2, groups: groups)
+        }
     }
+
+    /// `SO_PEERGROUPS` from `<asm-generic/socket.h>`.
+    static let peerGroupsOption: Int32 = 59
 }
 
 /// The channel cannot report peer credentials (not a socket channel).

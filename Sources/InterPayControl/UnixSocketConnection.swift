@@ -58,7 +58,41 @@ final class UnixSocketConnection: Sendable {
             default: throw .failed(ControlSocketFile.errorText(code))
             }
         }
+        // Nothing is sent to a socket another user serves: in a directory others can write to, a fake socket could
+        // collect requests (amounts, memos) meant for the daemon.
+        guard let server = connection.serverUID() else { throw .failed("cannot read who serves the socket") }
+        guard Self.isDaemonUser(server) else {
+            throw .failed(
+                "the socket is served by uid \(server), which is neither this user, root, nor the interpay service "
+                    + "user; nothing was sent")
+        }
         return connection
+    }
+
+    /// The uid of the process that serves the socket (`SO_PEERCRED`), or nil if the kernel does not say.
+    func serverUID() -> UInt32? {
+        let fd = descriptor.withLock { $0 }
+        // `struct ucred` is not imported from Glibc (it needs _GNU_SOURCE); three 32-bit fields, same layout.
+        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return credentials.1
+    }
+
+    /// Whether `uid` may serve the control socket: this user, root, or the system service's user `interpay`.
+    static func isDaemonUser(_ uid: UInt32) -> Bool {
+        if uid == geteuid() || uid == 0 { return true }
+        return serviceUserID() == uid
+    }
+
+    /// The uid of the `interpay` user the system unit runs as, if this machine has one (a blocking NSS look-up, on
+    /// the client's own thread).
+    static func serviceUserID() -> UInt32? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4_096)
+        guard getpwnam_r("interpay", &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return entry.pw_uid
     }
 
     /// Writes all of `bytes` (blocking, bounded by the connect timeout per write).

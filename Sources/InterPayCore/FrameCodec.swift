@@ -122,10 +122,14 @@ public struct FrameCodec: Sendable {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             // Foundation reports a number that does not fit its field (12.5 or -1 for an unsigned integer) as
             // "not valid JSON" at the root. Only on this error path, tell the two apart with a plain parse.
-            guard (try? JSONSerialization.jsonObject(with: body)) is [String: Any] else {
+            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
                 return .invalidJSON(context.debugDescription)
             }
-            return .invalidField("(number)", detail: "a number is not an integer or is out of range")
+            // Foundation does not say which number; every number in a frame is an integer, so find the first one
+            // that is not (or, failing that, the first negative one, which no unsigned field takes).
+            let field =
+                numberPath(in: object, where: { !$0.isIntegralInt64 }) ?? numberPath(in: object, where: { $0 < 0 })
+            return .invalidField(field ?? "(number)", detail: "a number is not an integer or is out of range")
         case .typeMismatch(_, let context), .dataCorrupted(let context):
             // An error at the root means the body itself is not a JSON object.
             return context.codingPath.isEmpty
@@ -135,4 +139,32 @@ public struct FrameCodec: Sendable {
             return .invalidJSON(String(describing: error))
         }
     }
+
+    /// The dotted path of the first number in `value` (members in name order) that `matches`, or nil.
+    private static func numberPath(in value: Any, path: String = "", where matches: (Double) -> Bool) -> String? {
+        switch value {
+        case let object as [String: Any]:
+            for key in object.keys.sorted() {
+                let child = path.isEmpty ? key : path + "." + key
+                if let found = numberPath(in: object[key] as Any, path: child, where: matches) { return found }
+            }
+            return nil
+        case let array as [Any]:
+            for (index, element) in array.enumerated() {
+                if let found = numberPath(in: element, path: path + "[\(index)]", where: matches) { return found }
+            }
+            return nil
+        case is String, is Bool:
+            return nil
+        case let number as NSNumber:
+            return matches(number.doubleValue) ? path : nil
+        default:
+            return nil
+        }
+    }
+}
+
+extension Double {
+    /// Whether this is a whole number that a signed 64-bit integer holds.
+    fileprivate var isIntegralInt64: Bool { rounded() == self && abs(self) < 9.223_372_036_854_775_807e18 }
 }

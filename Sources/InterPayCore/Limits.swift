@@ -13,6 +13,10 @@ public enum Limits {
     public static let maxReasonLength = 200
     /// Longest agent string in `hello`.
     public static let maxAgentLength = 64
+    /// How far a request's `createdAt` may be ahead of the receiver's clock, in seconds (PROTOCOL.md §10).
+    public static let maxClockSkew: Int64 = 300
+    /// The longest life of a request, `expiresAt − createdAt`, in seconds: 30 days (PROTOCOL.md §10).
+    public static let maxRequestLifetime: Int64 = 30 * 86_400
     /// Protocol versions are numbered 1 to 65535.
     public static let versionRange = 1...65_535
 }

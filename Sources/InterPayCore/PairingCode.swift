@@ -1,13 +1,14 @@
 import Crypto
-public import Foundation
+import Foundation
 
 /// The 6-digit verification code two peers derive when pairing: a short authentication string.
 ///
-/// `code = BE32(SHA-256("interpay-pairing-v1" ‖ initiatorID ‖ responderID ‖ initiatorNonce ‖ responderNonce)[0..<4])
-/// mod 10^6`, shown as 6 decimal digits. The initiator commits to its nonce before it sees the responder's
-/// (`commitment(to:)`), so no one who takes part in a pairing can choose a nonce that makes the code come out
-/// equal to a code shown elsewhere; a one-in-a-million guess is all that is left, and users compare the codes.
-/// See PROTOCOL.md §7.9.
+/// `code = BE32(SHA-256("interpay-pairing-v2" ‖ lowerID ‖ higherID ‖ lowerNonce ‖ higherNonce)[0..<4]) mod 10^6`,
+/// shown as 6 decimal digits, where `lowerID` is the peer ID whose 32 bytes sort first and `lowerNonce` is that
+/// peer's nonce, so that both sides compute the same code without roles. Each side commits to its nonce
+/// (`commitment(to:from:)`) and reveals it only after it holds the other side's commitment, so no one who takes part
+/// can choose a nonce that makes the code come out equal to a code shown elsewhere; a one-in-a-million guess per
+/// attempt is all that is left, and users compare the codes. See PROTOCOL.md §7.9.
 public struct PairingCode: Sendable, Hashable, CustomStringConvertible {
     /// The six digits, `000000` to `999999`.
     public let digits: String
@@ -24,23 +25,30 @@ public struct PairingCode: Sendable, Hashable, CustomStringConvertible {
         self.digits = String(repeating: "0", count: 6 - text.count) + text
     }
 
-    /// Derives the code from both peer IDs and both nonces, in the initiator's order.
-    public init(initiator: PeerID, responder: PeerID, initiatorNonce: [UInt8], responderNonce: [UInt8]) {
+    /// Derives the code from both peer IDs and both nonces; the order of the two sides does not matter.
+    public init(_ one: PeerID, nonce oneNonce: [UInt8], _ other: PeerID, nonce otherNonce: [UInt8]) {
+        let oneFirst = one.bytes.lexicographicallyPrecedes(other.bytes)
+        let (lower, higher) = oneFirst ? (one, other) : (other, one)
+        let (lowerNonce, higherNonce) = oneFirst ? (oneNonce, otherNonce) : (otherNonce, oneNonce)
         var hasher = SHA256()
         hasher.update(data: Array(Self.domain.utf8))
-        hasher.update(data: initiator.bytes)
-        hasher.update(data: responder.bytes)
-        hasher.update(data: initiatorNonce)
-        hasher.update(data: responderNonce)
+        hasher.update(data: lower.bytes)
+        hasher.update(data: higher.bytes)
+        hasher.update(data: lowerNonce)
+        hasher.update(data: higherNonce)
         let digest = Array(hasher.finalize())
         let value = UInt32(digest[0]) << 24 | UInt32(digest[1]) << 16 | UInt32(digest[2]) << 8 | UInt32(digest[3])
         self.init(value: value)
     }
 
-    /// The commitment the initiator sends before revealing `nonce`: SHA-256("interpay-pairing-commit-v1" ‖ nonce).
-    public static func commitment(to nonce: [UInt8]) -> [UInt8] {
+    /// The commitment `sender` sends before revealing `nonce`:
+    /// SHA-256("interpay-pairing-commit-v2" ‖ senderID ‖ nonce). Binding the sender's ID means a commitment
+    /// reflected back at its sender, or relayed from another peer, never matches a reveal checked against the
+    /// peer it came from.
+    public static func commitment(to nonce: [UInt8], from sender: PeerID) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: Array(commitDomain.utf8))
+        hasher.update(data: sender.bytes)
         hasher.update(data: nonce)
         return Array(hasher.finalize())
     }
@@ -54,6 +62,6 @@ public struct PairingCode: Sendable, Hashable, CustomStringConvertible {
     /// `123 456`: the digits in two groups, as shown to users.
     public var description: String { "\(digits.prefix(3)) \(digits.suffix(3))" }
 
-    static let domain = "interpay-pairing-v1"
-    static let commitDomain = "interpay-pairing-commit-v1"
+    static let domain = "interpay-pairing-v2"
+    static let commitDomain = "interpay-pairing-commit-v2"
 }

@@ -2,18 +2,28 @@ public import Foundation
 
 /// Pairing with one peer, as a pure state machine (PROTOCOL.md §7.9).
 ///
-/// Feed it local commands, the peer's `pair` frames and the time; it returns the `Action`s the caller carries out
-/// (send a frame, show a code, trust the peer, report a failure or a refusal). It does no I/O, reads no clock, and
-/// takes its random nonces from the caller.
+/// Feed it the local user's commands, the peer's `pair` frames and the time; it returns the `Action`s the caller
+/// carries out (send a frame, report an attempt, show a code, trust the peer, persist the lockout, report a failure
+/// or a refusal). It does no I/O, reads no clock, and takes its attempt IDs and random nonces from the caller.
 ///
-/// The policy: a code is valid for `codeLifetime` after it is derived (a pairing that has not reached a code is
-/// abandoned after the same time); `maxWrongCodes` wrong codes in a row lock pairing with the peer for
-/// `lockoutDuration`, during which the peer's attempts are aborted too. A right code resets the count.
+/// The exchange is symmetric. When the local user starts, the machine sends a `commit` to its nonce, bound to this
+/// side's ID. It answers the peer only while its own user's attempt runs: a `commit` that arrives before that is
+/// reported (`peerWantsToPair`) and otherwise ignored. Once it holds the peer's commit it sends its own commit
+/// again (the peer may have ignored the first) and then its `reveal`; it checks the peer's reveal against the
+/// peer's commit and derives the code. So neither side reveals before it holds the other's commitment, and neither
+/// can learn a code it could still change.
+///
+/// The policy: an attempt lasts at most `codeLifetime` before it has a code, and a code is valid for `codeLifetime`.
+/// Every attempt that does not end in a pairing counts as a failure: it is charged when this side reveals its nonce
+/// (the moment a code can be learned), or when it ends before that (expiry, abort, lost session). A second,
+/// different commit from the peer in one attempt, a reveal that does not match its commit and a wrong code end the
+/// attempt. `maxFailures` failures lock pairing with the peer for `lockoutDuration`; a right code resets the count.
+/// The count and the lock are `lockout`, which the caller persists and restores.
 public struct PairingMachine: Sendable, Hashable {
-    /// How long a code stays valid: 2 minutes.
+    /// How long an attempt may take to reach a code, and how long the code stays valid: 2 minutes.
     public static let codeLifetime: Int64 = 120
-    /// Wrong codes in a row that lock pairing: 3.
-    public static let maxWrongCodes = 3
+    /// Failed attempts in a row that lock pairing: 3.
+    public static let maxFailures = 3
     /// How long pairing stays locked: 10 minutes.
     public static let lockoutDuration: Int64 = 600
 
@@ -22,21 +32,51 @@ public struct PairingMachine: Sendable, Hashable {
     /// The peer being paired with.
     public let peer: PeerID
     /// Where the pairing stands.
-    public private(set) var phase: Phase = .idle
-    /// Wrong codes entered since the last right one or the last lockout.
-    public private(set) var wrongCodes = 0
+    public private(set) var phase: Phase
+    /// Failed attempts and the lock: what survives a restart (the caller persists it when it changes).
+    public private(set) var lockout: Lockout
+
+    /// The failure count and lock of pairing with one peer.
+    public struct Lockout: Sendable, Hashable, Codable {
+        /// Failed attempts since the last right code or the last lock, `0..<maxFailures` between attempts.
+        public var failures: Int
+        /// Pairing with the peer is refused until then.
+        public var lockedUntil: Timestamp?
+
+        /// A count of `failures` and a lock until `lockedUntil`, if any.
+        public init(failures: Int = 0, lockedUntil: Timestamp? = nil) {
+            self.failures = failures
+            self.lockedUntil = lockedUntil
+        }
+    }
+
+    /// This side's attempt: its ID and the nonce it committed to.
+    public struct Attempt: Sendable, Hashable {
+        /// The attempt ID in this side's `commit` and `reveal`.
+        public let id: UUID
+        /// The nonce this side committed to.
+        public let nonce: [UInt8]
+    }
+
+    /// The peer's commit that this side's attempt is bound to.
+    public struct PeerCommit: Sendable, Hashable {
+        /// The peer's attempt ID.
+        public let id: UUID
+        /// SHA-256("interpay-pairing-commit-v2" ‖ peerID ‖ the peer's nonce).
+        public let commitment: [UInt8]
+    }
 
     /// Where a pairing stands.
     public enum Phase: Sendable, Hashable {
-        /// Nothing in progress.
+        /// No attempt: the peer's frames are not answered.
         case idle
-        /// We started: our commitment is sent, the peer's nonce is awaited.
-        case committed(pairingID: UUID, nonce: [UInt8], expiresAt: Timestamp)
-        /// The peer started: our nonce is sent, the peer's reveal is awaited.
-        case answered(pairingID: UUID, commitment: [UInt8], nonce: [UInt8], expiresAt: Timestamp)
+        /// The local user started: our commit is sent, the peer's commit is awaited.
+        case committed(Attempt, expiresAt: Timestamp)
+        /// Both commits are known and our nonce is revealed; the peer's reveal is awaited.
+        case revealed(Attempt, PeerCommit, expiresAt: Timestamp)
         /// Both sides hold the code; the local user may confirm it until `expiresAt`.
-        case codeReady(pairingID: UUID, code: PairingCode, expiresAt: Timestamp)
-        /// Too many wrong codes: no pairing with this peer until then.
+        case codeReady(Attempt, PeerCommit, code: PairingCode, expiresAt: Timestamp)
+        /// Too many failed attempts: no pairing with this peer until then.
         case locked(until: Timestamp)
     }
 
@@ -44,13 +84,20 @@ public struct PairingMachine: Sendable, Hashable {
     public enum Action: Sendable, Hashable {
         /// Send this frame to the peer.
         case send(PaymentMessage.Pairing)
+        /// The local user started an attempt with this ID (log it, show it in `watch`).
+        case started(UUID)
+        /// The peer sent a commit while the local user has not started pairing with it: tell the user (rate-limited),
+        /// answer nothing.
+        case peerWantsToPair
         /// Show the code to the user (`watch`, `peers`); it is valid until the given time.
         case showCode(PairingCode, expiresAt: Timestamp)
         /// The user confirmed the right code: trust the peer from now on.
         case paired
-        /// The pairing in progress ended without trust, for this reason.
+        /// An attempt was charged to the lockout: this many failures now count (persist `lockout`).
+        case counted(failures: Int)
+        /// The attempt in progress ended without trust, for this reason.
         case failed(String)
-        /// Too many wrong codes: pairing with the peer is locked until the given time.
+        /// Too many failed attempts: pairing with the peer is locked until the given time.
         case lockedOut(until: Timestamp)
         /// A local command was refused; nothing changed but what other actions say.
         case refuse(Refusal)
@@ -60,171 +107,198 @@ public struct PairingMachine: Sendable, Hashable {
     public enum Refusal: Sendable, Hashable, CustomStringConvertible {
         /// Pairing with this peer is locked until then.
         case locked(until: Timestamp)
-        /// There is no code to confirm (none yet, or it expired).
+        /// There is no code to confirm (none yet, or the attempt ended).
         case noCode
-        /// The code was wrong; this many tries are left before the lockout.
+        /// The code was wrong and the attempt ended; this many attempts are left before the lockout.
         case wrongCode(remaining: Int)
 
+        /// The refusal as told to the user.
         public var description: String {
             switch self {
             case .locked(let until):
-                "pairing is locked after \(PairingMachine.maxWrongCodes) wrong codes until \(until)"
-            case .noCode: "no verification code to confirm: start pairing first, or again if the code expired"
+                "pairing with this peer is locked after \(PairingMachine.maxFailures) failed attempts until \(until)"
+            case .noCode:
+                "no verification code to confirm: start pairing first, or again if the attempt ended"
             case .wrongCode(let remaining):
-                "wrong verification code; \(remaining) \(remaining == 1 ? "try" : "tries") left before pairing locks"
+                "wrong verification code: this attempt ended; start again ("
+                    + "\(remaining) \(remaining == 1 ? "attempt" : "attempts") left before pairing locks)"
             }
         }
     }
 
-    /// A machine with nothing in progress.
-    public init(me: PeerID, peer: PeerID) {
+    /// A machine with no attempt in progress and the given lockout (restored from the ledger).
+    public init(me: PeerID, peer: PeerID, lockout: Lockout = Lockout()) {
         self.me = me
         self.peer = peer
+        self.lockout = lockout
+        self.phase = lockout.lockedUntil.map { .locked(until: $0) } ?? .idle
     }
 
     /// The code the user may confirm now, if any.
     public var code: (code: PairingCode, expiresAt: Timestamp)? {
-        if case .codeReady(_, let code, let expiresAt) = phase { (code, expiresAt) } else { nil }
+        if case .codeReady(_, _, let code, let expiresAt) = phase { (code, expiresAt) } else { nil }
+    }
+
+    /// The ID of this side's attempt in progress, if any.
+    public var attemptID: UUID? {
+        switch phase {
+        case .committed(let ours, _), .revealed(let ours, _, _), .codeReady(let ours, _, _, _): ours.id
+        case .idle, .locked: nil
+        }
     }
 
     // MARK: Local commands
 
-    /// The local user starts pairing. Does nothing if a pairing is already in progress or a code is shown.
-    public mutating func start(pairingID: UUID, nonce: [UInt8], now: Timestamp) -> [Action] {
+    /// The local user starts an attempt with a fresh `attemptID` and `nonce`. Does nothing while an attempt is in
+    /// progress (it goes on); refused while locked.
+    public mutating func start(attemptID: UUID, nonce: [UInt8], now: Timestamp) -> [Action] {
         var actions = expire(now: now)
         switch phase {
         case .locked(let until):
             actions.append(.refuse(.locked(until: until)))
         case .idle:
-            phase = .committed(pairingID: pairingID, nonce: nonce, expiresAt: now.adding(seconds: Self.codeLifetime))
-            actions.append(
-                .send(.init(pairingID: pairingID, step: .commit, value: PairingCode.commitment(to: nonce))))
-        case .committed, .answered, .codeReady:
+            let ours = Attempt(id: attemptID, nonce: nonce)
+            phase = .committed(ours, expiresAt: now.adding(seconds: Self.codeLifetime))
+            actions += [.started(attemptID), .send(commit(ours))]
+        case .committed, .revealed, .codeReady:
             break
         }
         return actions
     }
 
-    /// The local user enters the code shown on the peer's device.
+    /// The local user enters the code shown on the peer's device. A wrong code ends the attempt.
     public mutating func confirm(_ entered: PairingCode, now: Timestamp) -> [Action] {
         var actions = expire(now: now)
         switch phase {
         case .locked(let until):
             actions.append(.refuse(.locked(until: until)))
-        case .codeReady(let pairingID, let code, _):
+        case .codeReady(let ours, _, let code, _):
             if entered == code {
                 phase = .idle
-                wrongCodes = 0
+                lockout = Lockout()
                 actions.append(.paired)
             } else {
-                wrongCodes += 1
-                if wrongCodes >= Self.maxWrongCodes {
-                    let until = now.adding(seconds: Self.lockoutDuration)
-                    phase = .locked(until: until)
-                    wrongCodes = 0
-                    actions += [
-                        .send(.init(abort: pairingID, reason: "too many wrong verification codes")),
-                        .lockedOut(until: until), .refuse(.locked(until: until)),
-                    ]
+                actions.append(.send(.init(abort: ours.id, reason: "the verification code entered was wrong")))
+                actions += end("the verification code entered was wrong", charged: true, now: now)
+                if case .locked(let until) = phase {
+                    actions.append(.refuse(.locked(until: until)))
                 } else {
-                    actions.append(.refuse(.wrongCode(remaining: Self.maxWrongCodes - wrongCodes)))
+                    actions.append(.refuse(.wrongCode(remaining: Self.maxFailures - lockout.failures)))
                 }
             }
-        case .idle, .committed, .answered:
+        case .idle, .committed, .revealed:
             actions.append(.refuse(.noCode))
         }
         return actions
     }
 
-    /// The session with the peer ended: a pairing that has not reached its code cannot finish.
-    public mutating func sessionLost() -> [Action] {
+    /// The session with the peer ended: an attempt that has not reached its code ends.
+    public mutating func sessionLost(now: Timestamp) -> [Action] {
+        var actions = expire(now: now)
         switch phase {
-        case .committed, .answered:
-            phase = .idle
-            return [.failed("the session with the peer ended")]
+        case .committed:
+            actions += end("the session with the peer ended", charged: false, now: now)
+        case .revealed:
+            actions += end("the session with the peer ended", charged: true, now: now)
         case .idle, .codeReady, .locked:
-            return []
+            break
         }
+        return actions
     }
 
-    /// Time passes: a pairing or code past its time ends, and a lockout past its time lifts.
+    /// Time passes: an attempt or code past its time ends, and a lock past its time lifts.
     public mutating func tick(now: Timestamp) -> [Action] {
         expire(now: now)
     }
 
     // MARK: Frames from the peer
 
-    /// Handles the peer's `pair` frame; `nonce` is a fresh random nonce, used if this side must answer.
-    public mutating func receive(_ frame: PaymentMessage.Pairing, nonce: [UInt8], now: Timestamp) -> [Action] {
+    /// Handles the peer's `pair` frame. Nothing is sent unless the local user's attempt is in progress.
+    public mutating func receive(_ frame: PaymentMessage.Pairing, now: Timestamp) -> [Action] {
         var actions = expire(now: now)
         switch (frame.step, phase) {
-        case (.abort, _):
-            if let current = pairingID, current == frame.pairingID {
-                phase = .idle
-                actions.append(.failed("the peer ended the pairing: \(frame.reason ?? "")"))
-            }
-        case (.commit, .locked):
-            actions.append(.send(.init(abort: frame.pairingID, reason: "pairing is locked for now; try again later")))
-        case (.commit, .committed(let ours, _, _)) where ours.wireString < frame.pairingID.wireString:
-            // Both sides started at once: the attempt with the lower ID goes on, and the peer answers ours.
-            break
-        case (.commit, _):
-            if frame.pairingID == pairingID { break }  // the same commit again
-            if case .codeReady = phase { actions.append(.failed("the peer started a new pairing")) }
-            phase = .answered(
-                pairingID: frame.pairingID, commitment: frame.value ?? [], nonce: nonce,
-                expiresAt: now.adding(seconds: Self.codeLifetime))
-            actions.append(.send(.init(pairingID: frame.pairingID, step: .nonce, value: nonce)))
-        case (.nonce, .committed(let id, let ours, _)) where id == frame.pairingID:
-            let code = PairingCode(
-                initiator: me, responder: peer, initiatorNonce: ours, responderNonce: frame.value ?? [])
-            let expiresAt = now.adding(seconds: Self.codeLifetime)
-            phase = .codeReady(pairingID: id, code: code, expiresAt: expiresAt)
-            actions += [.send(.init(pairingID: id, step: .reveal, value: ours)), .showCode(code, expiresAt: expiresAt)]
-        case (.reveal, .answered(let id, let commitment, let ours, _)) where id == frame.pairingID:
-            let theirs = frame.value ?? []
-            guard PairingCode.commitment(to: theirs) == commitment else {
-                phase = .idle
-                actions += [
-                    .send(.init(abort: id, reason: "the revealed nonce does not match its commitment")),
-                    .failed("the peer's nonce did not match its commitment"),
-                ]
+        case (.commit, .idle), (.commit, .locked):
+            // Not started here: the user hears of it, the peer hears nothing.
+            actions.append(.peerWantsToPair)
+        case (.commit, .committed(let ours, let expiresAt)):
+            let theirs = PeerCommit(id: frame.pairingID, commitment: frame.value ?? [])
+            // The attempt is charged before our nonce leaves: from here on the peer can learn a code.
+            lockout.failures += 1
+            phase = .revealed(ours, theirs, expiresAt: expiresAt)
+            actions += [.counted(failures: lockout.failures), .send(commit(ours)), .send(reveal(ours))]
+        case (.commit, .revealed(let ours, let theirs, _)), (.commit, .codeReady(let ours, let theirs, _, _)):
+            if frame.pairingID == theirs.id && frame.value == theirs.commitment { break }  // the same commit again
+            actions.append(.send(.init(abort: ours.id, reason: "a second, different commit in one attempt")))
+            actions += end("the peer sent a second, different commit", charged: true, now: now)
+        case (.reveal, .revealed(let ours, let theirs, _)) where frame.pairingID == theirs.id:
+            let nonce = frame.value ?? []
+            guard PairingCode.commitment(to: nonce, from: peer) == theirs.commitment else {
+                actions.append(.send(.init(abort: ours.id, reason: "the revealed nonce does not match its commit")))
+                actions += end("the peer's nonce did not match its commitment", charged: true, now: now)
                 break
             }
-            let code = PairingCode(initiator: peer, responder: me, initiatorNonce: theirs, responderNonce: ours)
+            let code = PairingCode(me, nonce: ours.nonce, peer, nonce: nonce)
             let expiresAt = now.adding(seconds: Self.codeLifetime)
-            phase = .codeReady(pairingID: id, code: code, expiresAt: expiresAt)
+            phase = .codeReady(ours, theirs, code: code, expiresAt: expiresAt)
             actions.append(.showCode(code, expiresAt: expiresAt))
-        case (.nonce, _), (.reveal, _):
-            // A step of no pairing in progress here (it ended, expired, or never began): tell the peer.
-            actions.append(.send(.init(abort: frame.pairingID, reason: "no such pairing in progress")))
+        case (.reveal, _):
+            // A reveal of no attempt bound here (it ended, or never began, or came before its commit): not answered,
+            // so that stray frames cannot start an exchange of aborts.
+            break
+        case (.abort, .committed(let ours, _)) where frame.pairingID == ours.id:
+            actions += end("the peer ended the pairing: \(frame.reason ?? "")", charged: false, now: now)
+        case (.abort, .revealed(let ours, let theirs, _)), (.abort, .codeReady(let ours, let theirs, _, _)):
+            // Either side's attempt ID names this attempt; another one is a stray, ignored.
+            guard frame.pairingID == ours.id || frame.pairingID == theirs.id else { break }
+            actions += end("the peer ended the pairing: \(frame.reason ?? "")", charged: true, now: now)
+        case (.abort, _):
+            break
         }
         return actions
     }
 
     // MARK: Helpers
 
-    /// The ID of the pairing in progress, if any.
-    private var pairingID: UUID? {
-        switch phase {
-        case .committed(let id, _, _), .answered(let id, _, _, _), .codeReady(let id, _, _): id
-        case .idle, .locked: nil
+    private func commit(_ ours: Attempt) -> PaymentMessage.Pairing {
+        .init(pairingID: ours.id, step: .commit, value: PairingCode.commitment(to: ours.nonce, from: me))
+    }
+
+    private func reveal(_ ours: Attempt) -> PaymentMessage.Pairing {
+        .init(pairingID: ours.id, step: .reveal, value: ours.nonce)
+    }
+
+    /// Ends the attempt in progress without trust; `charged` says whether it counted already (we revealed).
+    private mutating func end(_ reason: String, charged: Bool, now: Timestamp) -> [Action] {
+        phase = .idle
+        var actions: [Action] = [.failed(reason)]
+        if !charged {
+            lockout.failures += 1
+            actions.append(.counted(failures: lockout.failures))
         }
+        if lockout.failures >= Self.maxFailures {
+            let until = now.adding(seconds: Self.lockoutDuration)
+            phase = .locked(until: until)
+            lockout = Lockout(failures: 0, lockedUntil: until)
+            actions.append(.lockedOut(until: until))
+        }
+        return actions
     }
 
     private mutating func expire(now: Timestamp) -> [Action] {
         switch phase {
-        case .committed(_, _, let expiresAt), .answered(_, _, _, let expiresAt):
+        case .committed(_, let expiresAt):
             guard now >= expiresAt else { return [] }
-            phase = .idle
-            return [.failed("the peer did not answer in time")]
-        case .codeReady(_, _, let expiresAt):
+            return end("the peer did not start pairing in time", charged: false, now: now)
+        case .revealed(_, _, let expiresAt):
             guard now >= expiresAt else { return [] }
-            phase = .idle
-            return [.failed("the verification code expired")]
+            return end("the peer did not reveal its nonce in time", charged: true, now: now)
+        case .codeReady(_, _, _, let expiresAt):
+            guard now >= expiresAt else { return [] }
+            return end("the verification code expired", charged: true, now: now)
         case .locked(let until):
             guard now >= until else { return [] }
             phase = .idle
+            lockout = Lockout()
             return []
         case .idle:
             return []

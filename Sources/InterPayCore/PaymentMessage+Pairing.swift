@@ -3,26 +3,35 @@ public import Foundation
 extension PaymentMessage {
     /// The `pair` frame: one step of pairing two peers with a short verification code (PROTOCOL.md §7.9).
     ///
-    /// The initiator commits to a random nonce (`commit`), the responder answers with its own nonce (`nonce`), and
-    /// the initiator reveals its nonce (`reveal`). Both sides then derive the same 6-digit code from both peer IDs
-    /// and both nonces (`PairingCode`); the users compare it. `abort` ends a pairing in progress. Pairing frames
-    /// are not acknowledged or resent: a pairing that loses its session is simply started again.
+    /// Each side whose user started pairing sends a `commit` to a random nonce (bound to its own peer ID) under an
+    /// attempt ID of its own; once a side holds the other's commit it sends its `reveal`, and it checks the other's
+    /// reveal against the other's commit. Both sides then derive the same 6-digit code from both peer IDs and both
+    /// nonces (`PairingCode`); the users compare it. `abort` ends an attempt (either side's ID). Pairing frames are
+    /// not acknowledged or resent: an attempt that loses its session ends, and the user starts again.
     public struct Pairing: Sendable, Hashable, Codable {
-        /// Names one pairing attempt; every step of the attempt carries it.
+        /// The hello capability of daemons that speak this exchange; pairing with a peer without it is refused.
+        public static let capability = "pairing-v2"
+
+        /// The sender's attempt (`commit`, `reveal`), or the attempt being ended (`abort`: either side's).
         public let pairingID: UUID
         /// Which step this frame is.
         public let step: Step
-        /// The 32-byte value of `commit`, `nonce` and `reveal`, as 64 lowercase hex digits; absent in `abort`.
+        /// The 32-byte value of `commit` and `reveal`, as 64 lowercase hex digits; absent in `abort`.
         public let value: [UInt8]?
         /// Why the pairing was aborted (`abort` only), at most `Limits.maxReasonLength` code points.
         public let reason: String?
 
-        /// The steps of a pairing, in order; `abort` may come at any time.
+        /// The steps of a pairing; `abort` may come at any time.
         public enum Step: String, Sendable, Hashable, Codable, CaseIterable {
-            case commit, nonce, reveal, abort
+            /// The commitment to the sender's nonce.
+            case commit
+            /// The sender's nonce, sent only once the sender holds the peer's commitment.
+            case reveal
+            /// Ends an attempt.
+            case abort
         }
 
-        /// Builds a `commit`, `nonce` or `reveal` step carrying a 32-byte value.
+        /// Builds a `commit` or `reveal` step carrying a 32-byte value.
         public init(pairingID: UUID, step: Step, value: [UInt8]) {
             precondition(step != .abort && value.count == 32, "a pairing value is 32 bytes, and abort has none")
             self.pairingID = pairingID
@@ -43,6 +52,7 @@ extension PaymentMessage {
             case pairingID, step, value, reason
         }
 
+        /// Decodes a frame; a value that is not 64 lowercase hex digits, or an unknown step, is refused.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.pairingID = try container.decode(UUID.self, forKey: .pairingID)
@@ -62,6 +72,7 @@ extension PaymentMessage {
             }
         }
 
+        /// Encodes the frame's members (the caller adds `type`).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(pairingID.wireString, forKey: .pairingID)

@@ -29,6 +29,7 @@ struct ControlMethods: ControlHandler {
             case "peers": return try await peers()
             case "pair": return try await pair(params)
             case "untrust": return try await untrust(params)
+            case "rename": return try await rename(params)
             case "send": return try await send(params)
             case "accept": return try await decide(.accept, params)
             case "reject": return try await decide(.reject(reason: try reason(params)), params)
@@ -74,11 +75,15 @@ struct ControlMethods: ControlHandler {
         let live = await sessions.currentSessions()
         let known = try await database.peers()
         let trusted = try await database.trustedPeers()
+        let names = try await peerNames()
+        /// What a paired peer announces when it differs from its pinned name.
+        func announced(_ peer: PeerID) -> JSONValue { names[peer]?.announced.map(JSONValue.string) ?? .null }
         var rows: [JSONValue] = []
         for session in live {
             rows.append(
                 .object([
-                    "name": .string(session.name), "id": .string(session.peerID.description),
+                    "name": .string(names[session.peerID]?.shown ?? session.name),
+                    "announcedName": announced(session.peerID), "id": .string(session.peerID.description),
                     "shortID": .string(session.peerID.shortDescription), "address": .string(session.remoteAddress),
                     "session": .string("up"), "lastSeen": .int(Timestamp.now.secondsSince1970),
                     "trust": await trust(session.peerID, trusted: trusted),
@@ -87,7 +92,8 @@ struct ControlMethods: ControlHandler {
         for peer in known where !live.contains(where: { $0.peerID == peer.peerID }) {
             rows.append(
                 .object([
-                    "name": .string(peer.name), "id": .string(peer.peerID.description),
+                    "name": .string(names[peer.peerID]?.shown ?? peer.name), "announcedName": announced(peer.peerID),
+                    "id": .string(peer.peerID.description),
                     "shortID": .string(peer.peerID.shortDescription),
                     "address": peer.address.map(JSONValue.string) ?? .null,
                     "session": .string("down"), "lastSeen": .int(peer.lastSeen.secondsSince1970),
@@ -106,11 +112,13 @@ struct ControlMethods: ControlHandler {
             "pairing": .string(status.phase),
             "code": status.code.map { .string($0.digits) } ?? .null,
             "until": status.until.map { .int($0.secondsSince1970) } ?? .null,
+            "failures": .int(Int64(status.failures)),
         ])
     }
 
-    /// `pair {peer, code?}`: without a code, starts pairing (or joins the one in progress) and returns the
-    /// verification code once both sides have it; with a code, confirms it and trusts the peer.
+    /// `pair {peer, code?}`: without a code, starts an attempt (or joins the one in progress) and returns the
+    /// verification code once both sides have it, or `waiting` while the peer's user has not started (`me` gives
+    /// the short ID that user must name); with a code, confirms it and trusts the peer.
     private func pair(_ params: Params) async throws -> JSONValue {
         let peerText = try params.required("peer")
         if let codeText = params.string("code") {
@@ -132,10 +140,11 @@ struct ControlMethods: ControlHandler {
         let trusted = try await database.trustedPeers()
         return .object([
             "peer": .object([
-                "name": .string(try await peerNames()[peer] ?? peer.shortDescription), "id": .string(peer.description),
+                "name": .string(try await peerNames()[peer]?.shown ?? peer.shortDescription), "id": .string(peer.description),
                 "shortID": .string(peer.shortDescription),
             ]),
             "trust": await trust(peer, trusted: trusted),
+            "me": .object(["shortID": .string(sessions.identity.peerID.shortDescription)]),
         ])
     }
 
@@ -148,6 +157,18 @@ struct ControlMethods: ControlHandler {
         return .object(["id": .string(peer.description), "shortID": .string(peer.shortDescription), "untrusted": true])
     }
 
+    /// `rename {peer, name}`: the name a paired peer is shown under here, whatever it announces.
+    private func rename(_ params: Params) async throws -> JSONValue {
+        let peer = try await resolvePeer(try params.required("peer"), requireSession: false)
+        let name = try params.required("name")
+        if let problem = DisplayName.problem(with: name) { throw RPCError.invalidParams(problem) }
+        guard try await database.renameTrustedPeer(peer, to: name) else {
+            throw RPCError.notFound(
+                "\(peer.shortDescription) is not paired: only a paired peer's name is kept (interpay pair)")
+        }
+        return .object(["id": .string(peer.description), "shortID": .string(peer.shortDescription), "name": .string(name)])
+    }
+
     private func send(_ params: Params) async throws -> JSONValue {
         let peerText = try params.required("peer")
         let amount: Money
@@ -156,14 +177,20 @@ struct ControlMethods: ControlHandler {
         } catch let error as MoneyError {
             throw RPCError.invalidParams(error.description)
         }
-        let payer = try await resolvePeer(peerText)
+        let key = params.string("idempotencyKey")
+        // With a key the session is checked after the key: a retry finds its payment even before the session is up.
+        let payer = try await resolvePeer(peerText, requireSession: key == nil)
         let expires = params.integer("expiresInSeconds") ?? 900
         guard (1...(30 * 86_400)).contains(expires) else {
             throw RPCError.invalidParams("expiresInSeconds must be from 1 to 2592000")
         }
+        if let key, !SendKeyRecord.isValid(key) {
+            throw RPCError.invalidParams(
+                "an idempotency key has 1 to \(SendKeyRecord.maxKeyLength) characters from A-Z a-z 0-9 - _ . : ~")
+        }
         let record = try await engine.request(
             from: payer, amount: amount, memo: params.string("memo") ?? "", category: params.string("category"),
-            expiresIn: expires)
+            expiresIn: expires, idempotencyKey: key)
         return try await json(record)
     }
 
@@ -233,8 +260,8 @@ struct ControlMethods: ControlHandler {
 
     private func history(_ params: Params) async throws -> JSONValue {
         let limit = Int(max(0, min(params.integer("limit") ?? 50, 100_000)))
-        let records = try await database.payments(filter: PaymentFilter()).filter { $0.state.isFinal }.prefix(limit)
-        return .object(["payments": .array(try await Array(records).asyncMap { try await json($0) })])
+        let records = try await database.payments(filter: PaymentFilter(limit: limit, finalOnly: true))
+        return .object(["payments": .array(try await records.asyncMap { try await json($0) })])
     }
 
     private func stats(_ params: Params) async throws -> JSONValue {
@@ -263,7 +290,7 @@ struct ControlMethods: ControlHandler {
                     }
                     var group = row.groupKey.map(JSONValue.string) ?? .null
                     if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
-                        group = .string(names[id] ?? id.shortDescription)
+                        group = .string(names[id]?.shown ?? id.shortDescription)
                     }
                     return .object([
                         "group": group, "direction": .string(row.role == .payee ? "out" : "in"),
@@ -318,11 +345,12 @@ struct ControlMethods: ControlHandler {
     /// it); with `requireSession`, a known peer without a session is `peerUnreachable`.
     private func resolvePeer(_ text: String, requireSession: Bool = true) async throws -> PeerID {
         let names = try await peerNames()
-        let candidates = names.map { PeerResolver.Candidate(id: $0.key, name: $0.value) }
+        let candidates = names.map { PeerResolver.Candidate(id: $0.key, name: $0.value.shown) }
         switch PeerResolver.resolve(text, among: candidates) {
         case .found(let peer):
             if requireSession, !(await sessions.currentSessions().contains { $0.peerID == peer }) {
-                throw EngineError.peerUnreachable("\(SafeText.escaped(names[peer] ?? "")) (\(peer.shortDescription))")
+                throw EngineError.peerUnreachable(
+                    "\(SafeText.escaped(names[peer]?.shown ?? "")) (\(peer.shortDescription))")
             }
             return peer
         case .ambiguous(let candidates):
@@ -342,34 +370,31 @@ struct ControlMethods: ControlHandler {
         return match
     }
 
-    private func peerNames() async throws -> [PeerID: String] {
-        var names: [PeerID: String] = [:]
-        for peer in try await database.peers() { names[peer.peerID] = peer.name }
-        for session in await sessions.currentSessions() { names[session.peerID] = session.name }
-        return names
+    private func peerNames() async throws -> [PeerID: PeerName] {
+        try await PeerName.all(database: database, sessions: sessions)
     }
 
     /// The stable JSON form of a payment, with the amount in the preferred currency when it differs.
     func json(_ record: PaymentRecord) async throws -> JSONValue {
         let names = try await peerNames()
         let converted = try? await conversions.quote(record.amount)
-        return Self.json(
-            record, peerName: names[record.peerID], paired: await pairing.isPaired(record.peerID),
-            converted: converted ?? nil)
+        return Self.json(record, peerName: names[record.peerID], converted: converted ?? nil)
     }
 
-    /// The stable JSON form of a payment: `peer.trust` is `paired` or `unverified`, `converted` the amount in the
-    /// preferred currency now, `quote` the one stored when it was accepted.
-    static func json(_ record: PaymentRecord, peerName: String?, paired: Bool, converted: Quote?) -> JSONValue {
+    /// The stable JSON form of a payment: `peer.name` is the name it is shown under (pinned at pairing for a paired
+    /// peer), `peer.announcedName` what a paired peer announces when that differs, `peer.trust` `paired` or
+    /// `unverified`; `converted` the amount in the preferred currency now, `quote` the one stored when it was
+    /// accepted.
+    static func json(_ record: PaymentRecord, peerName: PeerName?, converted: Quote?) -> JSONValue {
+        var peer: [String: JSONValue] = [
+            "id": .string(record.peerID.description), "shortID": .string(record.peerID.shortDescription),
+        ]
+        peer.merge(peerName?.jsonMembers ?? ["name": .null, "announcedName": .null, "trust": "unverified"]) { $1 }
         let formatted =
             (try? record.amount.formattedAmount) ?? String(record.amountMinor)
         var object: [String: JSONValue] = [
             "id": .string(record.id.wireString), "direction": .string(record.role == .payee ? "out" : "in"),
-            "peer": .object([
-                "id": .string(record.peerID.description), "shortID": .string(record.peerID.shortDescription),
-                "name": peerName.map(JSONValue.string) ?? .null,
-                "trust": .string(paired ? "paired" : "unverified"),
-            ]),
+            "peer": .object(peer),
             "amount": .string(formatted), "currency": .string(record.currency), "minorUnits": .int(record.amountMinor),
             "memo": .string(record.memo), "state": .string(record.state.rawValue), "confirmed": .bool(record.confirmed),
             "createdAt": .int(record.createdAt.secondsSince1970), "expiresAt": .int(record.expiresAt.secondsSince1970),
@@ -414,6 +439,7 @@ extension EngineError {
         case .peerUnreachable: .peerUnreachable(description)
         case .invalid: .invalidParams(description)
         case .storage: .internalError(description)
+        case .keyReused: .conflict(description)
         }
     }
 }

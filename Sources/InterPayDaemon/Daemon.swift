@@ -28,6 +28,7 @@ public enum Daemon {
                 identity: identity,
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
+                    capabilities: [PaymentMessage.Pairing.capability],
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                     keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
                     maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions),
@@ -75,7 +76,8 @@ public enum Daemon {
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()
         let peers = PeerService(
-            configuration: configuration, sessions: sessions, engine: engine, pairing: pairing, shared: shared,
+            configuration: configuration, sessions: sessions, database: database, engine: engine, pairing: pairing,
+            shared: shared,
             broadcaster: broadcaster, readiness: readiness, conversions: conversions, logger: logger)
         let methods = ControlMethods(
             engine: engine, pairing: pairing, sessions: sessions, database: database, configuration: configuration,

@@ -6,9 +6,11 @@ import Logging
 
 /// Pairs this daemon with peers by verification code, and keeps the trust store (PROTOCOL.md §7.9).
 ///
-/// One `PairingMachine` per peer holds the protocol and the policy (code lifetime, wrong-code lockout); this actor
-/// feeds it the user's commands, the peer's `pair` frames and the time, carries out its actions, and records a
-/// confirmed pairing in the ledger's `trustedPeer` table, where it survives restarts until `untrust`.
+/// One `PairingMachine` per peer holds the protocol and the policy (attempt and code lifetime, the lockout); this
+/// actor feeds it the user's commands, the peer's `pair` frames and the time, carries out its actions, persists its
+/// lockout in the ledger's `pairingLockout` table (restored when the peer's machine is created, so a restart lifts
+/// nothing), and records a confirmed pairing in `trustedPeer`, where it survives restarts until `untrust`. Commits
+/// from peers pass a rate limit (per peer and in total) before a machine sees them.
 actor PairingCoordinator {
     private let database: AppDatabase
     private let sessions: SessionManager
@@ -19,6 +21,11 @@ actor PairingCoordinator {
     nonisolated let events: AsyncStream<PairingEvent>
 
     private var machines: [PeerID: PairingMachine] = [:]
+    private var limiter = PairingRateLimiter()
+    /// When each peer last asked to pair while the local user had not started: shown for a code lifetime.
+    private var requests: [PeerID: Timestamp] = [:]
+    /// How often a peer's request to pair is reported at most.
+    private static let requestNoticeInterval: Int64 = 10
 
     init(database: AppDatabase, sessions: SessionManager, logger: Logger) {
         self.database = database
@@ -30,49 +37,62 @@ actor PairingCoordinator {
 
     /// Where pairing with one peer stands, for `peers` and `pair`.
     struct Status: Sendable {
-        /// `idle`, `waiting` (the code is being derived), `code` (shown, to be confirmed) or `locked`.
+        /// `idle`; `requested` (the peer's user started, ours has not); `waiting` (ours started, the peer's user has
+        /// not, as far as we know); `exchanging` (nonces are being revealed); `code` (shown, to be confirmed);
+        /// or `locked`.
         var phase: String
         /// The code to compare and confirm, while it is valid.
         var code: PairingCode?
-        /// When the code expires, or when the lockout ends.
+        /// When the code or the attempt expires, or when the lockout ends.
         var until: Timestamp?
+        /// Failed attempts that count toward the lockout.
+        var failures = 0
     }
 
     // MARK: Local commands
 
-    /// Starts pairing with `peer` (or joins the pairing in progress) and waits up to `wait` for the code.
+    /// Starts an attempt to pair with `peer` (or joins the one in progress) and waits up to `wait` for the code when
+    /// the peer's user has started too.
     func start(
         with peer: PeerID, wait: Duration = .seconds(5), now: Timestamp = .now
     ) async throws(EngineError)
         -> Status
     {
-        guard await sessions.currentSessions().contains(where: { $0.peerID == peer }) else {
+        guard let session = await sessions.currentSessions().first(where: { $0.peerID == peer }) else {
             throw .peerUnreachable(peer.shortDescription)
         }
-        var machine = machines[peer] ?? PairingMachine(me: me, peer: peer)
-        let actions = machine.start(pairingID: UUID(), nonce: PairingCode.randomNonce(), now: now)
-        machines[peer] = machine
-        try await perform(actions, peer: peer)
-        let deadline = ContinuousClock.now + wait
-        while machines[peer]?.code == nil, case .committed = machines[peer]?.phase, ContinuousClock.now < deadline,
-            !Task.isCancelled
-        {
+        guard session.capabilities.contains(PaymentMessage.Pairing.capability) else {
+            throw .notPermitted(
+                "\(SafeText.escaped(session.name)) (\(peer.shortDescription)) runs a daemon that does not support "
+                    + "\(PaymentMessage.Pairing.capability) pairing: it must be upgraded before pairing")
+        }
+        // If the peer's user started first, its answer comes within a round trip; otherwise there is nothing to wait
+        // for but the other user.
+        let requested = requests[peer] != nil
+        let step = await update(peer) { $0.start(attemptID: UUID(), nonce: PairingCode.randomNonce(), now: now) }
+        try await perform(step, peer: peer, now: now)
+        let deadline = ContinuousClock.now + (requested ? wait : min(wait, .milliseconds(500)))
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            switch machines[peer]?.phase {
+            case .committed, .revealed: break
+            default: return await status(of: peer)
+            }
+            // Polling the actor's own state; a cancelled sleep only ends the wait early.
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return status(of: peer, now: .now)
+        return await status(of: peer)
     }
 
-    /// Confirms the code the user read on the peer's device; on success the peer is trusted from now on.
+    /// Confirms the code the user read on the peer's device; on success the peer is trusted from now on. A wrong
+    /// code ends the attempt.
     func confirm(
         _ code: PairingCode, with peer: PeerID, now: Timestamp = .now
     ) async throws(EngineError)
         -> TrustedPeerRecord
     {
-        var machine = machines[peer] ?? PairingMachine(me: me, peer: peer)
-        let actions = machine.confirm(code, now: now)
-        machines[peer] = machine
-        try await perform(actions, peer: peer, now: now)
-        guard actions.contains(.paired) else { throw .invalid("no pairing happened") }
+        let step = await update(peer) { $0.confirm(code, now: now) }
+        try await perform(step, peer: peer, now: now)
+        guard step.actions.contains(.paired) else { throw .invalid("no pairing happened") }
         guard let record = try await trusted(peer) else { throw .storage("the pairing was not recorded") }
         return record
     }
@@ -87,67 +107,150 @@ actor PairingCoordinator {
 
     /// Whether `peer` is paired (false when the ledger cannot say).
     func isPaired(_ peer: PeerID) async -> Bool {
+        // A ledger that cannot be read trusts no one: the safe answer.
         (try? await database.trustedPeer(id: peer)) != nil
     }
 
-    /// Where pairing with `peer` stands now.
-    func status(of peer: PeerID, now: Timestamp = .now) -> Status {
-        switch machines[peer]?.phase ?? .idle {
-        case .idle: Status(phase: "idle")
-        case .committed, .answered: Status(phase: "waiting")
-        case .codeReady(_, let code, let expiresAt):
-            expiresAt > now ? Status(phase: "code", code: code, until: expiresAt) : Status(phase: "idle")
-        case .locked(let until): until > now ? Status(phase: "locked", until: until) : Status(phase: "idle")
+    /// Where pairing with `peer` stands now (a lockout recorded in the ledger included).
+    func status(of peer: PeerID, now: Timestamp = .now) async -> Status {
+        await load(peer)
+        guard let machine = machines[peer] else { return Status(phase: "idle") }
+        let failures = machine.lockout.failures
+        switch machine.phase {
+        case .idle:
+            if let asked = requests[peer], now < asked.adding(seconds: PairingMachine.codeLifetime) {
+                return Status(phase: "requested", failures: failures)
+            }
+            return Status(phase: "idle", failures: failures)
+        case .committed(_, let expiresAt):
+            return Status(phase: "waiting", until: expiresAt, failures: failures)
+        case .revealed(_, _, let expiresAt):
+            return Status(phase: "exchanging", until: expiresAt, failures: failures)
+        case .codeReady(_, _, let code, let expiresAt):
+            return expiresAt > now
+                ? Status(phase: "code", code: code, until: expiresAt, failures: failures)
+                : Status(phase: "idle", failures: failures)
+        case .locked(let until):
+            return until > now ? Status(phase: "locked", until: until) : Status(phase: "idle")
         }
     }
 
     // MARK: The peer and time
 
-    /// Handles the peer's `pair` frame.
+    /// Handles the peer's `pair` frame. Commits over the rate limit are dropped unseen.
     func receive(_ frame: PaymentMessage.Pairing, from peer: PeerID, now: Timestamp = .now) async {
-        var machine = machines[peer] ?? PairingMachine(me: me, peer: peer)
-        let actions = machine.receive(frame, nonce: PairingCode.randomNonce(), now: now)
-        machines[peer] = machine
-        try? await perform(actions, peer: peer, now: now)
+        if frame.step == .commit, !limiter.admit(peer, now: .now) {
+            logger.debug("pairing commit over the rate limit dropped", metadata: ["id": "\(peer.shortDescription)"])
+            return
+        }
+        let step = await update(peer) { $0.receive(frame, now: now) }
+        do {
+            try await perform(step, peer: peer, now: now)
+        } catch {
+            logger.error(
+                "pairing step not carried out", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
+        }
     }
 
     /// The session with `peer` ended.
-    func sessionDown(_ peer: PeerID) async {
-        guard var machine = machines[peer] else { return }
-        let actions = machine.sessionLost()
-        machines[peer] = machine
-        try? await perform(actions, peer: peer)
+    func sessionDown(_ peer: PeerID, now: Timestamp = .now) async {
+        guard machines[peer] != nil else { return }
+        let step = await update(peer) { $0.sessionLost(now: now) }
+        do {
+            try await perform(step, peer: peer, now: now)
+        } catch {
+            logger.error(
+                "pairing failure not recorded", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
+        }
     }
 
-    /// Ends pairings and codes past their time.
+    /// Ends attempts and codes past their time and lifts locks past theirs; forgets idle machines (their lockout is
+    /// in the ledger).
     func tick(now: Timestamp = .now) async {
-        for (peer, var machine) in machines {
-            let actions = machine.tick(now: now)
-            if machine.phase == .idle && machine.wrongCodes == 0 {
-                machines.removeValue(forKey: peer)
-            } else {
-                machines[peer] = machine
+        for peer in Array(machines.keys) {
+            let step = await update(peer) { $0.tick(now: now) }
+            do {
+                try await perform(step, peer: peer, now: now)
+            } catch {
+                logger.error(
+                    "pairing expiry not recorded", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
             }
-            try? await perform(actions, peer: peer, now: now)
+            if machines[peer]?.phase == .idle { machines.removeValue(forKey: peer) }
         }
+        requests = requests.filter { now < $0.value.adding(seconds: PairingMachine.codeLifetime) }
     }
 
     // MARK: Helpers
 
-    /// Carries out a machine's actions; a refusal becomes the error of the command that caused it.
-    private func perform(
-        _ actions: [PairingMachine.Action], peer: PeerID, now: Timestamp = .now
-    )
-        async throws(EngineError)
-    {
+    /// Creates the machine for `peer` with the lockout recorded in the ledger, unless it exists.
+    private func load(_ peer: PeerID) async {
+        guard machines[peer] == nil else { return }
+        var lockout = PairingMachine.Lockout()
+        do {
+            if let record = try await database.pairingLockout(for: peer) {
+                lockout = .init(failures: record.failures, lockedUntil: record.lockedUntil)
+            }
+        } catch {
+            // The lockout cannot be read: assume the peer is locked for now rather than lift a lock.
+            logger.error(
+                "pairing lockout unreadable", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
+            lockout = .init(failures: 0, lockedUntil: Timestamp.now.adding(seconds: PairingMachine.lockoutDuration))
+        }
+        // Another call may have created it while the ledger was read.
+        if machines[peer] == nil { machines[peer] = PairingMachine(me: me, peer: peer, lockout: lockout) }
+    }
+
+    /// What one step of a machine asks for: its actions, and whether its lockout changed (to be written first).
+    private struct Step {
+        var actions: [PairingMachine.Action]
+        var lockoutChanged: Bool
+    }
+
+    /// Runs `body` on the machine of `peer` (created first if need be).
+    private func update(_ peer: PeerID, _ body: (inout PairingMachine) -> [PairingMachine.Action]) async -> Step {
+        await load(peer)
+        var machine = machines[peer] ?? PairingMachine(me: me, peer: peer)
+        let before = machine.lockout
+        let actions = body(&machine)
+        machines[peer] = machine
+        return Step(actions: actions, lockoutChanged: machine.lockout != before)
+    }
+
+    /// Carries out a machine's actions: a changed lockout is written first (before any frame leaves, so that an
+    /// attempt is counted before the peer can learn a code); a refusal becomes the error of the command.
+    private func perform(_ step: Step, peer: PeerID, now: Timestamp) async throws(EngineError) {
+        if step.lockoutChanged {
+            let lockout = machines[peer]?.lockout ?? .init()
+            do {
+                try await database.savePairingLockout(
+                    PairingLockoutRecord(peerID: peer, failures: lockout.failures, lockedUntil: lockout.lockedUntil))
+            } catch {
+                throw .storage(error.description)
+            }
+        }
         let name = await name(of: peer)
+        let id = peer.shortDescription
         var refusal: PairingMachine.Refusal?
-        for action in actions {
+        for action in step.actions {
             switch action {
             case .send(let frame):
                 await sessions.send(.pair(frame), to: peer)
+            case .started(let attemptID):
+                requests[peer] = nil
+                logger.notice(
+                    "pairing attempt started",
+                    metadata: ["peer": "\(name)", "id": "\(id)", "attempt": "\(attemptID.wireString)"])
+                eventContinuation.yield(.started(peer: peer, name: name, attemptID: attemptID))
+            case .peerWantsToPair:
+                let last = requests[peer]
+                requests[peer] = now
+                if let last, now < last.adding(seconds: Self.requestNoticeInterval) { break }
+                logger.notice(
+                    "peer wants to pair; not answered until the user runs interpay pair",
+                    metadata: ["peer": "\(name)", "id": "\(id)"])
+                eventContinuation.yield(.requested(peer: peer, name: name))
             case .showCode(let code, let expiresAt):
-                logger.info("pairing code ready", metadata: ["peer": "\(name)", "id": "\(peer.shortDescription)"])
+                logger.info("pairing code ready", metadata: ["peer": "\(name)", "id": "\(id)"])
                 eventContinuation.yield(.code(peer: peer, name: name, code: code, expiresAt: expiresAt))
             case .paired:
                 do {
@@ -155,17 +258,23 @@ actor PairingCoordinator {
                 } catch {
                     throw .storage(error.description)
                 }
-                logger.notice("peer paired", metadata: ["peer": "\(name)", "id": "\(peer.shortDescription)"])
+                logger.notice("peer paired", metadata: ["peer": "\(name)", "id": "\(id)"])
                 eventContinuation.yield(.paired(peer: peer, name: name))
+            case .counted:
+                break
             case .failed(let reason):
-                logger.info(
-                    "pairing ended",
-                    metadata: ["peer": "\(name)", "id": "\(peer.shortDescription)", "reason": "\(reason)"])
-                eventContinuation.yield(.failed(peer: peer, name: name, reason: reason))
+                let failures = machines[peer]?.lockout.failures ?? 0
+                logger.notice(
+                    "pairing attempt failed",
+                    metadata: [
+                        "peer": "\(name)", "id": "\(id)", "reason": "\(reason)",
+                        "failures": "\(failures)/\(PairingMachine.maxFailures)",
+                    ])
+                eventContinuation.yield(.failed(peer: peer, name: name, reason: reason, failures: failures))
             case .lockedOut(let until):
                 logger.warning(
-                    "pairing locked after wrong verification codes",
-                    metadata: ["peer": "\(name)", "id": "\(peer.shortDescription)", "until": "\(until)"])
+                    "pairing locked after failed attempts",
+                    metadata: ["peer": "\(name)", "id": "\(id)", "until": "\(until)"])
                 eventContinuation.yield(.locked(peer: peer, name: name, until: until))
             case .refuse(let reason):
                 refusal = reason
@@ -180,6 +289,7 @@ actor PairingCoordinator {
 
     private func name(of peer: PeerID) async -> String {
         if let session = await sessions.currentSessions().first(where: { $0.peerID == peer }) { return session.name }
+        // A name is only for display: without one from the ledger, the short ID does.
         if let record = try? await database.peer(id: peer) { return record.name }
         return peer.shortDescription
     }

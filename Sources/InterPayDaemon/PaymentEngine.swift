@@ -65,10 +65,20 @@ actor PaymentEngine {
     // MARK: Local commands
 
     /// Creates a payment request asking `payer` to pay `amount`, commits it, and sends it.
+    ///
+    /// With an `idempotencyKey`, a second `request` with the same key within 24 hours returns the payment the first
+    /// one created (whatever became of it), and the same key with other parameters is a conflict: a client that
+    /// lost its connection after the daemon committed can retry without paying twice. The key is committed in the
+    /// payment's own transaction.
     func request(
         from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
-        now: Timestamp = .now
+        idempotencyKey: String? = nil, now: Timestamp = .now
     ) async throws(EngineError) -> PaymentRecord {
+        let fingerprint = Self.fingerprint(
+            payer: payer, amount: amount, memo: memo, category: category, expiresIn: seconds)
+        if let idempotencyKey, let original = try await sentBefore(idempotencyKey, fingerprint: fingerprint, now: now) {
+            return original
+        }
         let paymentID = UUID()
         let ticket = await beginStep(.payment(paymentID))
         defer { endStep(ticket) }
@@ -93,7 +103,19 @@ actor PaymentEngine {
             ])
         let outgoing = try outboxRecords(for: actions, payment: record, now: now, sending: true)
         change.outbox = outgoing
-        try await commit(change)
+        change.sendKey = idempotencyKey.map {
+            SendKeyRecord(key: $0, paymentID: paymentID, fingerprint: fingerprint, createdAt: now)
+        }
+        do {
+            try await commit(change)
+        } catch {
+            // Two sends with one key at once: the other committed first, and this one is that one's retry.
+            if let idempotencyKey, let original = try await sentBefore(idempotencyKey, fingerprint: fingerprint, now: now)
+            {
+                return original
+            }
+            throw error
+        }
         await transmit(outgoing, to: payer, now: now)
         logger.info(
             "request sent",
@@ -101,6 +123,30 @@ actor PaymentEngine {
                 "payment": "\(payment.id.wireString)", "payer": "\(payer.shortDescription)", "amount": "\(amount)",
             ])
         return record
+    }
+
+    /// The payment an earlier `request` with `key` created, if the key was used in the last 24 hours; a conflict if
+    /// that request asked for something else.
+    private func sentBefore(
+        _ key: String, fingerprint: String, now: Timestamp
+    ) async throws(EngineError) -> PaymentRecord? {
+        let stored: SendKeyRecord?
+        do { stored = try await database.sendKey(key, now: now) } catch { throw .storage(error.description) }
+        guard let stored else { return nil }
+        guard stored.fingerprint == fingerprint else { throw .keyReused(key) }
+        return try await load(stored.paymentID)
+    }
+
+    /// What a `request` asks for, as text to compare: payer, amount, memo, category and lifetime.
+    static func fingerprint(
+        payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64
+    ) -> String {
+        let parts = [
+            payer.description, amount.currency.code, String(amount.minorUnits), String(seconds), memo, category ?? "",
+            category == nil ? "0" : "1",
+        ]
+        // Lengths first, so that no two different lists of parts give the same text.
+        return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: ";")
     }
 
     /// What the local user can decide.
@@ -254,7 +300,6 @@ actor PaymentEngine {
         async throws(EngineError)
     {
         if try await answerDuplicate(frame.messageID, from: peer) { return }
-        if try await refusedByLimits(frame, from: peer, now: now) { return }
         let payment = frame.payment
         guard payment.payee == peer, payment.payer == me else {
             await reply(
@@ -262,10 +307,32 @@ actor PaymentEngine {
                 to: peer)
             return
         }
-        if let existing = try await load(payment.id) {
-            guard existing.peerID == peer else {
+        if let problem = Self.timeProblem(payment, now: now) {
+            await reply(.error(.init(code: .malformedFrame, message: problem, ref: frame.messageID)), to: peer)
+            return
+        }
+        let existing = try await load(payment.id)
+        if existing == nil, now >= payment.expiresAt {
+            // Expired on arrival (PROTOCOL.md §10): answered `expired` and never stored, so that such requests cost
+            // the ledger nothing; the answer depends only on the clock, so a resend gets the same one.
+            await reply(
+                .ack(
+                    .init(
+                        ackedID: frame.messageID, paymentID: payment.id, state: .expired,
+                        reasonCode: .alreadyExpired)), to: peer)
+            return
+        }
+        guard let admission = try await admitByLimits(frame, from: peer, isNew: existing == nil, now: now) else {
+            return
+        }
+        defer { requestLimiter.settle(peer, unpaired: admission.unpaired) }
+        if let existing {
+            // Only a payment this peer asked us to pay is answered with its state; an ID in use by any other
+            // payment (one of ours to this peer, or anyone else's) gets one and the same refusal.
+            guard existing.peerID == peer, existing.role == .payer else {
                 await reply(
-                    .error(.init(code: .notAuthorized, message: "payment ID in use", ref: frame.messageID)), to: peer)
+                    .error(.init(code: .notAuthorized, message: "payment ID not available", ref: frame.messageID)),
+                    to: peer)
                 return
             }
             // The same payment again under a new message ID: answer with its current state.
@@ -279,28 +346,40 @@ actor PaymentEngine {
             await reply(ack, to: peer)
             return
         }
-        let (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
-        let record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
+        var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
+        var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
         var events = [
             PaymentEventRecord(
                 paymentID: payment.id, at: now, from: nil, to: .pending, cause: .received, messageID: frame.messageID)
         ]
         events += transitionEvents(actions, paymentID: payment.id, now: now, cause: .expiry, messageID: nil)
         let answer = answerFrame(actions, paymentID: payment.id)
-        try await commit(
-            LedgerChange(
-                payment: record, events: events,
-                seenMessage: try answer.map { answer throws(EngineError) in
-                    try seen(frame.messageID, from: peer, payment: payment.id, answer: answer, now: now)
-                }))
+        var outgoing: [OutboxRecord] = []
+        let refused = acceptFrom == .paired && lifecycle.state == .pending ? try await !isPaired(peer) : false
+        if refused {
+            // accept_from = paired: the request is stored already rejected, in the same transaction as its ack, so
+            // that no crash can leave it pending and shown; both ledgers say why, and the user is not asked.
+            let rejectID = UUID()
+            let rejection = lifecycle.handle(.localReject(messageID: rejectID, reason: Self.notPairedReason), now: now)
+            events += transitionEvents(rejection, paymentID: payment.id, now: now, cause: .local, messageID: rejectID)
+            record.reason = Self.notPairedReason
+            record.update(from: lifecycle, now: now)
+            outgoing = try outboxRecords(for: rejection, payment: record, now: now, sending: true)
+        }
+        var change = LedgerChange(
+            payment: record, events: events,
+            seenMessage: try answer.map { answer throws(EngineError) in
+                try seen(frame.messageID, from: peer, payment: payment.id, answer: answer, now: now)
+            })
+        change.outbox = outgoing
+        try await commit(change)
         if let answer { await reply(answer, to: peer) }
-        if acceptFrom == .paired, try await !isPaired(peer) {
-            // accept_from = paired: the request is rejected at once, so that both ledgers say why; it is not shown
-            // to the user as a new request.
+        if refused {
+            await transmit(outgoing, to: peer, now: now)
+            publish(record)
             logger.notice(
                 "request from a peer not paired rejected (accept_from = paired)",
                 metadata: ["payment": "\(payment.id.wireString)", "payee": "\(peer.shortDescription)"])
-            _ = try? await applyDecision(.reject(reason: Self.notPairedReason), paymentID: payment.id, now: now)
             return
         }
         logger.info(
@@ -310,6 +389,23 @@ actor PaymentEngine {
                 "amount": "\(payment.amount)",
             ])
         eventContinuation.yield(.requestReceived(record))
+    }
+
+    /// Why a request's times are out of bounds on our clock (PROTOCOL.md §10), or nil: `createdAt` at most
+    /// `Limits.maxClockSkew` ahead of now (a future date would pin the row at the top of every list), and `expiresAt`
+    /// at most `Limits.maxRequestLifetime` after `createdAt` and after now (plus the skew).
+    static func timeProblem(_ payment: PaymentRequest, now: Timestamp) -> String? {
+        let latestCreation = now.adding(seconds: Limits.maxClockSkew)
+        if payment.createdAt > latestCreation {
+            return "invalid field 'payment.createdAt': more than \(Limits.maxClockSkew) s ahead of the receiver's clock"
+        }
+        let lifetime = payment.expiresAt.secondsSince1970 - payment.createdAt.secondsSince1970
+        if lifetime > Limits.maxRequestLifetime
+            || payment.expiresAt > now.adding(seconds: Limits.maxRequestLifetime + Limits.maxClockSkew)
+        {
+            return "invalid field 'payment.expiresAt': a request lives at most \(Limits.maxRequestLifetime) s"
+        }
+        return nil
     }
 
     private func receiveDecision(
@@ -389,20 +485,31 @@ actor PaymentEngine {
     /// Answers `error` `limit-exceeded` and returns true when a request from `peer` is over its limits (see
     /// `RequestLimiter`). The refused request is neither stored nor remembered as seen, so the peer's resend can
     /// succeed later. A request for a payment already stored does not count as pending.
-    private func refusedByLimits(
-        _ frame: PaymentMessage.Request, from peer: PeerID, now: Timestamp
-    ) async throws(EngineError) -> Bool {
+    /// An admitted request's place in the limits, to be settled when its step ends.
+    private struct Admission {
+        /// Whether it counts toward the budget unpaired peers share.
+        var unpaired: Bool
+    }
+
+    /// Admits a request by the limits, or answers `limit-exceeded` and returns nil.
+    private func admitByLimits(
+        _ frame: PaymentMessage.Request, from peer: PeerID, isNew: Bool, now: Timestamp
+    ) async throws(EngineError) -> Admission? {
         // Requests on different payments are processed concurrently, so two may both see one place left: the
-        // pending limit is a bound on a flood, not an exact count.
+        // pending limits are a bound on a flood, not an exact count.
         var pending = 0
-        if try await load(frame.payment.id) == nil {
-            do {
-                pending = try await database.pendingIncomingCount(from: peer, now: now)
-            } catch {
-                throw .storage(error.description)
-            }
+        var unpairedPending: Int?
+        let paired = try await isPaired(peer)
+        do {
+            if isNew { pending = try await database.pendingIncomingCount(from: peer, now: now) }
+            if !paired { unpairedPending = isNew ? try await database.pendingIncomingCountFromUnpaired(now: now) : 0 }
+        } catch {
+            throw .storage(error.description)
         }
-        guard let verdict = requestLimiter.admit(from: peer, pending: pending, now: now) else { return false }
+        guard
+            let verdict = requestLimiter.admit(
+                from: peer, pending: pending, unpairedPending: unpairedPending, now: now)
+        else { return Admission(unpaired: unpairedPending != nil) }
         if let unlogged = verdict.log {
             logger.notice(
                 "request refused: \(verdict.refusal)",
@@ -414,7 +521,7 @@ actor PaymentEngine {
         await reply(
             .error(.init(code: .limitExceeded, message: "\(verdict.refusal); resend later", ref: frame.messageID)),
             to: peer)
-        return true
+        return nil
     }
 
     // MARK: Sessions and time

@@ -14,6 +14,7 @@ import ServiceLifecycle
 struct PeerService: Service {
     let configuration: DaemonConfiguration
     let sessions: SessionManager
+    let database: AppDatabase
     let engine: PaymentEngine
     let pairing: PairingCoordinator
     let shared: SharedState
@@ -41,7 +42,7 @@ struct PeerService: Service {
             ])
         for peer in configuration.staticPeers {
             await sessions.maintainConnection(
-                key: "static \(peer)", host: peer.host, port: peer.port, expectedPeerID: nil)
+                key: "static \(peer.address)", host: peer.host, port: peer.port, expectedPeerID: peer.peerID)
         }
 
         // Either graceful shutdown or a failed listener stops everything; a failed listener also fails the service
@@ -110,16 +111,14 @@ struct PeerService: Service {
                     .object([
                         "event": "request-received", "at": now,
                         "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID),
-                            paired: await pairing.isPaired(record.peerID), converted: await converted(record)),
+                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
                     ]))
             case .paymentUpdated(let record):
                 broadcaster.publish(
                     .object([
                         "event": "payment-updated", "at": now,
                         "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID),
-                            paired: await pairing.isPaired(record.peerID), converted: await converted(record)),
+                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
                     ]))
             case .delivered:
                 break
@@ -144,6 +143,15 @@ struct PeerService: Service {
             let peer: PeerID
             let name: String
             switch event {
+            case .requested(let id, let peerName):
+                (peer, name) = (id, peerName)
+                object["event"] = "pairing-requested"
+                object["message"] = .string(
+                    "peer \(id.shortDescription) wants to pair: run interpay pair \(id.shortDescription)")
+            case .started(let id, let peerName, let attemptID):
+                (peer, name) = (id, peerName)
+                object["event"] = "pairing-started"
+                object["attempt"] = .string(attemptID.wireString)
             case .code(let id, let peerName, let code, let expiresAt):
                 (peer, name) = (id, peerName)
                 object["event"] = "pairing-code"
@@ -152,10 +160,12 @@ struct PeerService: Service {
             case .paired(let id, let peerName):
                 (peer, name) = (id, peerName)
                 object["event"] = "paired"
-            case .failed(let id, let peerName, let reason):
+            case .failed(let id, let peerName, let reason, let failures):
                 (peer, name) = (id, peerName)
                 object["event"] = "pairing-failed"
                 object["reason"] = .string(reason)
+                object["failures"] = .int(Int64(failures))
+                object["attemptsLeft"] = .int(Int64(max(0, PairingMachine.maxFailures - failures)))
             case .locked(let id, let peerName, let until):
                 (peer, name) = (id, peerName)
                 object["event"] = "pairing-locked"
@@ -173,12 +183,36 @@ struct PeerService: Service {
         return await conversions.quote(amount)
     }
 
-    private func name(of peer: PeerID) async -> String? {
-        await sessions.currentSessions().first { $0.peerID == peer }?.name
+    /// The name `peer` is shown under (`PeerName`); nil if the ledger cannot say, and the event shows no name.
+    private func name(of peer: PeerID) async -> PeerName? {
+        do {
+            return try await PeerName.all(database: database, sessions: sessions)[peer]
+        } catch {
+            logger.error("could not read peer names for an event", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
-    /// Discovery events become dial targets.
+    /// Discovery events become dial targets (`DiscoveryTargets`: keyed by announced ID and address, so that a
+    /// spoofed announcement cannot redirect or stop the dialing of a real peer).
     private func followDiscovery(_ discovery: ServiceDiscovery) async {
+        var targets = DiscoveryTargets()
+        func carryOut(_ commands: [DiscoveryTargets.Command], keepingConnected: Bool = false) async {
+            let connected = keepingConnected ? Set(await sessions.currentSessions().map(\.peerID)) : []
+            for command in commands {
+                switch command {
+                case .maintain(let target):
+                    await sessions.maintainConnection(
+                        key: target.key, host: target.host, port: target.port, expectedPeerID: target.peerID)
+                case .stop(let target) where !connected.contains(target.peerID):
+                    await sessions.stopMaintaining(key: target.key)
+                case .stop:
+                    // A goodbye for a peer we hold a session with may be spoofed (mDNS is not authenticated):
+                    // keep dialing it. If it really left, its session ends and the dials fail, with back-off.
+                    break
+                }
+            }
+        }
         for await event in discovery.events() {
             switch event {
             case .registered(let name):
@@ -196,16 +230,17 @@ struct PeerService: Service {
                     logger.notice(
                         "peer speaks no protocol version in common; not dialing",
                         metadata: ["peer": "\(peer.serviceName)", "versions": "\(peer.versions)"])
-                    await sessions.stopMaintaining(key: "dnssd \(peer.serviceName)")
+                    await carryOut(targets.removed(instance: peer.serviceName))
                     continue
                 }
-                await sessions.maintainConnection(
-                    key: "dnssd \(peer.serviceName)", host: peer.address, port: peer.port,
-                    expectedPeerID: peer.peerID)
+                await carryOut(
+                    targets.resolved(
+                        instance: peer.serviceName,
+                        to: .init(peerID: peer.peerID, host: peer.address, port: peer.port)))
             case .disappeared(let name, let peerID):
                 logger.info(
                     "peer disappeared", metadata: ["peer": "\(name)", "id": "\(peerID?.shortDescription ?? "?")"])
-                await sessions.stopMaintaining(key: "dnssd \(name)")
+                await carryOut(targets.removed(instance: name), keepingConnected: true)
             case .unavailable(let reason):
                 shared.discovery = "unavailable"
                 // Ready without DNS-SD: static peers work, and discovery comes back by itself.

@@ -6,6 +6,10 @@ import InterPayCore
 /// The rate is a token bucket per peer: it holds up to `maxPerMinute` requests and refills at `maxPerMinute` per 60
 /// seconds, so a burst of a whole minute's worth is admitted and then one more every `60 / maxPerMinute` seconds.
 /// Only admitted requests use the budget: a peer resending refused requests does not lock itself out for longer.
+/// Peers that are not paired also share one budget, since a fresh key costs nothing: all their requests together
+/// may be pending `maxPendingUnpaired` at once and arrive `maxPerMinuteUnpaired` a minute (by default ten times and
+/// twice the per-peer limits). Twenty fresh keys thus get what two or so peers would, not twenty times as much.
+///
 /// Pure: the caller says how many of the peer's requests are pending and what time it is. State is in memory
 /// only; a restart gives every peer a full budget.
 struct RequestLimiter: Sendable {
@@ -20,6 +24,10 @@ struct RequestLimiter: Sendable {
         static let defaultMaxPending = 100
         /// The default of `maxPerMinute`.
         static let defaultMaxPerMinute = 600
+        /// Pending incoming requests of all peers that are not paired together at most.
+        var maxPendingUnpaired: Int { maxPending.saturatingTimes(10) }
+        /// Requests of all peers that are not paired together per minute at most.
+        var maxPerMinuteUnpaired: Int { maxPerMinute.saturatingTimes(2) }
     }
 
     /// Why a request was refused.
@@ -28,12 +36,30 @@ struct RequestLimiter: Sendable {
         case tooManyPending(limit: Int)
         /// The peer sent `limit` requests in the last minute already.
         case tooManyRequests(limit: Int)
+        /// Peers that are not paired have `limit` requests pending here already, all together.
+        case tooManyPendingUnpaired(limit: Int)
+        /// Peers that are not paired sent `limit` requests in the last minute already, all together.
+        case tooManyRequestsUnpaired(limit: Int)
 
         /// The text of the `error` frame and of the log line.
         var description: String {
             switch self {
             case .tooManyPending(let limit): "too many pending requests from this peer (limit \(limit))"
             case .tooManyRequests(let limit): "too many requests from this peer (limit \(limit) per minute)"
+            case .tooManyPendingUnpaired(let limit):
+                "too many pending requests from peers not paired (limit \(limit) together)"
+            case .tooManyRequestsUnpaired(let limit):
+                "too many requests from peers not paired (limit \(limit) per minute together)"
+            }
+        }
+
+        /// Which limit, so that the log lines of each are throttled on their own.
+        var kind: Int {
+            switch self {
+            case .tooManyPending: 0
+            case .tooManyRequests: 1
+            case .tooManyPendingUnpaired: 2
+            case .tooManyRequestsUnpaired: 3
             }
         }
     }
@@ -49,13 +75,19 @@ struct RequestLimiter: Sendable {
     private struct Bucket: Sendable {
         var tokens: Double
         var updatedAt: Timestamp
-        /// Per limit (true: the pending limit), refusals not logged yet and when one was last logged.
-        var refusalsUnlogged: [Bool: Int] = [:]
-        var lastLogged: [Bool: Timestamp] = [:]
+        /// Per limit (`Refusal.kind`), refusals not logged yet and when one was last logged.
+        var refusalsUnlogged: [Int: Int] = [:]
+        var lastLogged: [Int: Timestamp] = [:]
     }
 
     let limits: Limits
     private var buckets: [PeerID: Bucket] = [:]
+    /// The budget all peers that are not paired share.
+    private var unpairedBucket: Bucket?
+    /// Requests admitted whose step has not committed yet, per peer and of unpaired peers together: the ledger's
+    /// count does not see them yet, and many are processed at once (`settle(_:unpaired:)` ends one).
+    private var inFlight: [PeerID: Int] = [:]
+    private var inFlightUnpaired = 0
 
     /// Beyond this many peers tracked, the peers whose budget is full again are forgotten.
     static let trackedPeers = 1_024
@@ -66,24 +98,39 @@ struct RequestLimiter: Sendable {
     }
 
     /// Decides on one request from `peer`, who has `pending` requests pending here (count only new payments: a
-    /// request for a payment already stored adds none). Admitting it uses one unit of the peer's budget.
-    mutating func admit(from peer: PeerID, pending: Int, now: Timestamp) -> Verdict? {
-        var bucket = refilled(buckets[peer], now: now)
+    /// request for a payment already stored adds none). For a peer that is not paired, `unpairedPending` is how many
+    /// requests of all such peers are pending; nil for a paired peer, which the shared budget does not concern.
+    /// Admitting a request uses one unit of the peer's budget (and of the shared one).
+    mutating func admit(from peer: PeerID, pending: Int, unpairedPending: Int? = nil, now: Timestamp) -> Verdict? {
+        var bucket = refilled(buckets[peer], capacity: limits.maxPerMinute, now: now)
+        var shared = unpairedPending.map { _ in refilled(unpairedBucket, capacity: limits.maxPerMinuteUnpaired, now: now) }
+        let pending = pending + inFlight[peer, default: 0]
+        let unpairedPending = unpairedPending.map { $0 + inFlightUnpaired }
         let refusal: Refusal? =
             if pending >= limits.maxPending {
                 .tooManyPending(limit: limits.maxPending)
             } else if bucket.tokens < 1 {
                 .tooManyRequests(limit: limits.maxPerMinute)
+            } else if let unpairedPending, unpairedPending >= limits.maxPendingUnpaired {
+                .tooManyPendingUnpaired(limit: limits.maxPendingUnpaired)
+            } else if let tokens = shared?.tokens, tokens < 1 {
+                .tooManyRequestsUnpaired(limit: limits.maxPerMinuteUnpaired)
             } else {
                 nil
             }
         guard let refusal else {
             bucket.tokens -= 1
+            shared?.tokens -= 1
+            if let shared {
+                unpairedBucket = shared
+                inFlightUnpaired += 1
+            }
+            inFlight[peer, default: 0] += 1
             store(bucket, for: peer, now: now)
             return nil
         }
         var log: Int?
-        let kind = refusal == .tooManyPending(limit: limits.maxPending)
+        let kind = refusal.kind
         if let last = bucket.lastLogged[kind], now.secondsSince1970 - last.secondsSince1970 < 60 {
             bucket.refusalsUnlogged[kind, default: 0] += 1
         } else {
@@ -95,16 +142,23 @@ struct RequestLimiter: Sendable {
         return Verdict(refusal: refusal, log: log)
     }
 
+    /// The step of a request `admit` let in has ended (committed, or failed): the ledger's count now holds it, or
+    /// never will. `unpaired` as it was passed to `admit` (whether `unpairedPending` was given).
+    mutating func settle(_ peer: PeerID, unpaired: Bool) {
+        if let count = inFlight[peer] { inFlight[peer] = count > 1 ? count - 1 : nil }
+        if unpaired { inFlightUnpaired = max(0, inFlightUnpaired - 1) }
+    }
+
     /// How many requests `peer` may send now before the rate limit refuses one (for tests and diagnostics).
     func budget(of peer: PeerID, now: Timestamp) -> Int {
-        Int(refilled(buckets[peer], now: now).tokens)
+        Int(refilled(buckets[peer], capacity: limits.maxPerMinute, now: now).tokens)
     }
 
     /// How many peers' budgets are held in memory.
     var trackedCount: Int { buckets.count }
 
-    private func refilled(_ bucket: Bucket?, now: Timestamp) -> Bucket {
-        let capacity = Double(limits.maxPerMinute)
+    private func refilled(_ bucket: Bucket?, capacity limit: Int, now: Timestamp) -> Bucket {
+        let capacity = Double(limit)
         guard var bucket else { return Bucket(tokens: capacity, updatedAt: now) }
         // A clock set back gives nothing; a clock set forward at most a full bucket.
         let elapsed = max(0, now.secondsSince1970 - bucket.updatedAt.secondsSince1970)
@@ -120,7 +174,15 @@ struct RequestLimiter: Sendable {
         let capacity = Double(limits.maxPerMinute)
         buckets = buckets.filter { entry in
             entry.key == peer || entry.value.refusalsUnlogged.values.contains { $0 > 0 }
-                || refilled(entry.value, now: now).tokens < capacity
+                || refilled(entry.value, capacity: limits.maxPerMinute, now: now).tokens < capacity
         }
+    }
+}
+
+extension Int {
+    /// `self × factor`, or `Int.max` where that overflows (limits configured as "no limit").
+    fileprivate func saturatingTimes(_ factor: Int) -> Int {
+        let (product, overflow) = multipliedReportingOverflow(by: factor)
+        return overflow ? .max : product
     }
 }

@@ -73,6 +73,12 @@ extension AppDatabase {
         if let seen = change.seenMessage {
             try seen.insert(db)
         }
+        if let key = change.sendKey {
+            try SendKeyRecord
+                .filter(SendKeyRecord.Columns.createdAt <= key.createdAt.secondsSince1970 - SendKeyRecord.lifetime)
+                .deleteAll(db)
+            try key.insert(db)
+        }
         return queued
     }
 

@@ -11,6 +11,9 @@ extension AppDatabase {
         migrator.registerMigration("v2-rates", migrate: migrateV2Rates)
         migrator.registerMigration("v3-payment-quotes", migrate: migrateV3PaymentQuotes)
         migrator.registerMigration("v4-trusted-peers", migrate: migrateV4TrustedPeers)
+        migrator.registerMigration("v5-pairing-lockouts", migrate: migrateV5PairingLockouts)
+        migrator.registerMigration("v6-due-payments", migrate: migrateV6DuePayments)
+        migrator.registerMigration("v7-send-keys", migrate: migrateV7SendKeys)
         return migrator
     }
 
@@ -231,5 +234,39 @@ extension AppDatabase {
             t.column("pairedAt", .integer).notNull()
                 .check(sql: "typeof(pairedAt) = 'integer' AND pairedAt >= 0")
         }
+    }
+
+    /// Failed pairing attempts and pairing locks per peer (PROTOCOL.md §7.9), so that a restart does not lift them.
+    private static func migrateV5PairingLockouts(_ db: Database) throws {
+        try db.create(table: "pairingLockout") { t in
+            t.primaryKey("peerID", .text)
+                .check(sql: "length(peerID) = 63")
+            t.column("failures", .integer).notNull()
+                .check(sql: "typeof(failures) = 'integer' AND failures >= 0")
+            t.column("lockedUntil", .integer)
+                .check(sql: "lockedUntil IS NULL OR (typeof(lockedUntil) = 'integer' AND lockedUntil >= 0)")
+        }
+    }
+
+    /// The expiry check asks only for pending payments that are due: an index of exactly those, by due time, so that
+    /// its cost follows what is due rather than the ledger's size.
+    private static func migrateV6DuePayments(_ db: Database) throws {
+        try db.create(
+            index: "payment_pending_on_expiresAt", on: "payment", columns: ["expiresAt"],
+            condition: SQL(sql: "state = 'pending'"))
+    }
+
+    /// Idempotency keys of `send`: a retried `send` finds the payment the first one created (`SendKeyRecord`).
+    private static func migrateV7SendKeys(_ db: Database) throws {
+        try db.create(table: "sendKey") { t in
+            t.primaryKey("key", .text)
+                .check(sql: "length(key) BETWEEN 1 AND 128")
+            t.column("paymentID", .text).notNull()
+                .references("payment", column: "id", onDelete: .cascade)
+            t.column("fingerprint", .text).notNull()
+            t.column("createdAt", .integer).notNull()
+                .check(sql: "typeof(createdAt) = 'integer'")
+        }
+        try db.create(index: "sendKey_on_createdAt", on: "sendKey", columns: ["createdAt"])
     }
 }

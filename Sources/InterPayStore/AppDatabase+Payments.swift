@@ -51,6 +51,9 @@ extension AppDatabase {
             if let peerID = filter.peerID {
                 request = request.filter(PaymentRecord.Columns.peerID == peerID.description)
             }
+            if filter.finalOnly {
+                request = request.filter(PaymentRecord.Columns.state != PaymentState.pending.rawValue)
+            }
             request = request.order(PaymentRecord.Columns.createdAt.desc, PaymentRecord.Columns.id)
             if let limit = filter.limit {
                 request = request.limit(max(0, limit))
@@ -70,12 +73,15 @@ extension AppDatabase {
         }
     }
 
-    /// The open payments (see `pendingPayments()`) whose `expiresAt` has come (`expiresAt <= now`): what one expiry
-    /// check handles. Soonest first.
+    /// The pending payments whose `expiresAt` has come (`expiresAt <= now`): what one expiry check handles, soonest
+    /// first. Only `pending` ones: expiry changes nothing else (a payer's unconfirmed decision waits for the payee's
+    /// answer, not for the clock), and listing those too made every check reload every expired payer row, forever.
+    /// The partial index `payment_pending_on_expiresAt` makes this a look-up of what is due, whatever the ledger's
+    /// size.
     public func duePayments(now: Timestamp) async throws(StoreError) -> [PaymentRecord] {
         try await read("list due payments") { db in
             try PaymentRecord
-                .filter(sql: "(state = 'pending' OR confirmed = 0) AND expiresAt <= ?", arguments: [now.secondsSince1970])
+                .filter(sql: "state = 'pending' AND expiresAt <= ?", arguments: [now.secondsSince1970])
                 .order(PaymentRecord.Columns.expiresAt, PaymentRecord.Columns.id)
                 .fetchAll(db)
         }
@@ -89,6 +95,19 @@ extension AppDatabase {
                 .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
                 .filter(PaymentRecord.Columns.peerID == peerID.description)
                 .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
+                .fetchCount(db)
+        }
+    }
+
+    /// How many requests to us from peers that are not paired are pending and not yet past expiry at `now`, all
+    /// such peers together: a flood from many fresh keys is bounded as one.
+    public func pendingIncomingCountFromUnpaired(now: Timestamp) async throws(StoreError) -> Int {
+        try await read("count pending requests of peers not paired") { db in
+            try PaymentRecord
+                .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
+                .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
+                .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
+                .filter(sql: "peerID NOT IN (SELECT peerID FROM trustedPeer)")
                 .fetchCount(db)
         }
     }

@@ -30,4 +30,14 @@ extension AppDatabase {
         }
         return Dictionary(records.map { ($0.peerID, $0) }, uniquingKeysWith: { _, newer in newer })
     }
+
+    /// Changes the name a paired peer is shown under; false if it is not paired.
+    public func renameTrustedPeer(_ peerID: PeerID, to name: String) async throws(StoreError) -> Bool {
+        try await write("rename peer \(peerID.shortDescription)") { db in
+            guard var record = try TrustedPeerRecord.fetchOne(db, key: peerID.description) else { return false }
+            record.name = String(name.unicodeScalars.prefix(Limits.maxNameLength))
+            try record.update(db)
+            return true
+        }
+    }
 }

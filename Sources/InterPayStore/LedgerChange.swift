@@ -19,6 +19,9 @@ public struct LedgerChange: Sendable, Hashable {
     public var seenMessage: SeenMessageRecord?
     /// A peer to insert or refresh (name, address when given, last seen).
     public var peer: PeerRecord?
+    /// The idempotency key of the `send` that creates `payment`; keys older than `SendKeyRecord.lifetime` are
+    /// forgotten in the same transaction.
+    public var sendKey: SendKeyRecord?
 
     /// Builds a change; every part is optional.
     public init(
@@ -36,6 +39,6 @@ public struct LedgerChange: Sendable, Hashable {
     /// Whether the change writes nothing.
     public var isEmpty: Bool {
         payment == nil && events.isEmpty && outbox.isEmpty && removeFromOutbox.isEmpty && seenMessage == nil
-            && peer == nil
+            && peer == nil && sendKey == nil
     }
 }

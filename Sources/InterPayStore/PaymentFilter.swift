@@ -10,12 +10,18 @@ public struct PaymentFilter: Sendable, Hashable {
     public var peerID: PeerID?
     /// At most this many payments (newest first); nil for all.
     public var limit: Int?
+    /// Only final payments (every state but `pending`): the history.
+    public var finalOnly: Bool
 
     /// Builds a filter; the default lists every payment.
-    public init(state: PaymentState? = nil, role: PaymentRole? = nil, peerID: PeerID? = nil, limit: Int? = nil) {
+    public init(
+        state: PaymentState? = nil, role: PaymentRole? = nil, peerID: PeerID? = nil, limit: Int? = nil,
+        finalOnly: Bool = false
+    ) {
         self.state = state
         self.role = role
         self.peerID = peerID
         self.limit = limit
+        self.finalOnly = finalOnly
     }
 }

@@ -23,6 +23,8 @@ public struct SessionInfo: Sendable, Hashable {
     public let direction: Direction
     /// When the session came up.
     public let since: Date
+    /// The optional features the peer announced in `hello`.
+    public let capabilities: [String]
 }
 
 /// Something that happened to the sessions.

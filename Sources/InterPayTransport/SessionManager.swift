@@ -381,7 +381,7 @@ public actor SessionManager {
 
                 let info = SessionInfo(
                     peerID: peerID, name: theirs.name, version: version, remoteAddress: remote,
-                    direction: direction, since: Date())
+                    direction: direction, since: Date(), capabilities: theirs.capabilities)
                 let dialer = direction == .outbound ? identity.peerID : peerID
                 let session = SessionHandle(
                     info: info, dialer: dialer, channel: channel, outboundCapacity: configuration.maxOutboundFrames,

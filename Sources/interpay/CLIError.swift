@@ -23,6 +23,8 @@ struct CLIError: Error {
                     socket with --socket or INTERPAY_SOCKET.
                     """,
                 exitCode: 3)
+        case .answerLost:
+            self.init(message: error.description, exitCode: 3)
         case .rpc(let rpc):
             let code: Int32 =
                 switch rpc.code {

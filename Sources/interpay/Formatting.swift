@@ -37,8 +37,14 @@ enum Formatting {
     static func peerName(_ payment: JSONValue) -> String {
         let peer = payment.field("peer")
         let name = peer?.string("name", "?") ?? "?"
-        if peer?.string("trust") == "paired" { return name }
+        if peer?.string("trust") == "paired" { return name + announced(peer) }
         return "\(name) (\(peer?.string("shortID", "?") ?? "?")) [unverified]"
+    }
+
+    /// ` (announces "X") [name changed]` when a paired peer announces a name other than the one kept for it.
+    static func announced(_ peer: JSONValue?) -> String {
+        guard let other = peer?.field("announcedName")?.text else { return "" }
+        return " (announces \"\(other)\") [name changed]"
     }
 
     /// The state, with "(awaiting payee)" for an unconfirmed payer decision and the reason code when an action lost.

@@ -6,15 +6,18 @@ struct Pair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pair with a peer by comparing a 6-digit verification code, so that you know who it is.",
         discussion: """
-            Run 'interpay pair PEER' on both machines (or on one: the other sees the code in 'interpay watch' and \
-            'interpay peers'). Both daemons derive the same code from both identities and fresh random values; a \
-            device impersonating the peer cannot make it match. Check that both screens show the same code, then \
-            confirm on each machine with 'interpay pair PEER --code CODE'. A paired peer stays trusted until \
-            'interpay untrust PEER'.
+            Pairing needs both users: run 'interpay pair PEER' on both machines, within 2 minutes of each other. \
+            Until its user runs it, a daemon answers nothing to the peer; it only shows 'PEER wants to pair' in \
+            'interpay watch'. Each daemon commits to a fresh random value before either reveals one, and both derive \
+            the same 6-digit code from both identities and both values: a device impersonating the peer cannot \
+            choose or retry it unseen. Check that both screens show the same code, then confirm on each machine with \
+            'interpay pair PEER --code CODE', typing the code the other screen shows. A paired peer stays trusted \
+            until 'interpay untrust PEER'.
 
-            A code is valid for 2 minutes. After 3 wrong codes, pairing with that peer is locked for 10 minutes.
-            Exit codes: 0 paired (or code shown), 1 wrong code, no code or locked, 4 peer not found, 6 peer \
-            unreachable.
+            An attempt lasts 2 minutes. Every attempt that does not end in a pairing counts (wrong code, expiry, \
+            abort, lost session); after 3, pairing with that peer is locked for 10 minutes, across restarts.
+            Exit codes: 0 paired, code shown or waiting for the peer's user, 1 wrong code, no code, locked or \
+            unsupported, 4 peer not found, 6 peer unreachable.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -49,13 +52,19 @@ struct Pair: AsyncParsableCommand {
             case "code":
                 let digits = trust?.string("code") ?? ""
                 print("Verification code for \(name): \(Self.grouped(digits))")
-                print("Check that \(name) shows the same code, then run: interpay pair \(peer) --code \(digits)")
+                print("Check that \(name) shows the same code, then run: interpay pair \(peer) --code <its code>")
                 print("The code is valid until \(Formatting.localTime(trust?.field("until")?.integer)).")
             case "locked":
                 print(
                     "Pairing with \(name) is locked until \(Formatting.localTime(trust?.field("until")?.integer)).")
+            case "exchanging":
+                print("Pairing with \(name) is in progress; the code appears in 'interpay watch' and 'interpay peers'.")
             default:
-                print("Pairing with \(name) started; the code appears in 'interpay watch' and 'interpay peers'.")
+                let me = result.field("me")?.string("shortID") ?? ""
+                print("Waiting for the peer's user to run: interpay pair \(me)")
+                print(
+                    "The attempt lasts until \(Formatting.localTime(trust?.field("until")?.integer)); the code "
+                        + "appears in 'interpay watch' and 'interpay peers'.")
             }
         }
     }
@@ -71,7 +80,9 @@ struct Pair: AsyncParsableCommand {
         let state = trust.string("state", "unverified")
         switch trust.string("pairing") {
         case "code": return "\(state), code \(grouped(trust.string("code")))"
-        case "waiting": return "\(state), pairing"
+        case "waiting": return "\(state), pairing: waiting for the peer's user"
+        case "exchanging": return "\(state), pairing"
+        case "requested": return "\(state), wants to pair"
         case "locked": return "\(state), pairing locked"
         default: return state
         }

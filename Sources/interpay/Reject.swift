@@ -10,12 +10,12 @@ struct Reject: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: PaymentArgument
 
-    @Option(help: "Why, shown to the payee (at most 200 characters).")
+    @Option(help: "Why, shown to the payee (at most 200 code points; no control characters).")
     var reason: String?
 
     func validate() throws {
         if let reason, reason.unicodeScalars.count > 200 {
-            throw ValidationError("--reason has more than 200 characters")
+            throw ValidationError("--reason has more than 200 code points")
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import InterPayControl
 import InterPayCore
 
@@ -23,14 +24,20 @@ struct Send: AsyncParsableCommand {
     @Argument(help: "ISO 4217 currency code, e.g. MXN, EUR, JPY.")
     var currency: String
 
-    @Option(help: "What it is for (at most 200 characters).")
+    @Option(help: "What it is for (at most 200 code points; no control characters).")
     var memo: String = ""
 
-    @Option(help: "A category for statistics, e.g. food (1 to 40 characters).")
+    @Option(help: "A category for statistics, e.g. food (1 to 40 code points).")
     var category: String?
 
     @Option(help: "How long the request stays open, from 1s to 30d: e.g. 90s, 15m, 2h.")
     var expires: String = "15m"
+
+    @Option(
+        help: ArgumentHelp(
+            "A key that makes repeating this send harmless for 24 hours (default: a new one per invocation).",
+            valueName: "key"))
+    var idempotencyKey: String?
 
     func validate() throws {
         do {
@@ -39,13 +46,16 @@ struct Send: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         guard memo.unicodeScalars.count <= Limits.maxMemoLength else {
-            throw ValidationError("--memo has more than \(Limits.maxMemoLength) characters")
+            throw ValidationError("--memo has more than \(Limits.maxMemoLength) code points")
         }
         if let category, !(1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) {
-            throw ValidationError("--category must have 1 to \(Limits.maxCategoryLength) characters")
+            throw ValidationError("--category must have 1 to \(Limits.maxCategoryLength) code points")
         }
         guard let seconds = DurationText.seconds(expires), seconds >= 1, seconds <= 30 * 86_400 else {
             throw ValidationError("--expires must be a duration from 1s to 30d, such as 90s, 15m or 2h")
+        }
+        if let idempotencyKey, !(1...128).contains(idempotencyKey.utf8.count) {
+            throw ValidationError("--idempotency-key has 1 to 128 characters")
         }
     }
 
@@ -55,9 +65,39 @@ struct Send: AsyncParsableCommand {
             "memo": .string(memo), "expiresInSeconds": .int(DurationText.seconds(expires) ?? 900),
         ]
         if let category { params["category"] = .string(category) }
-        let payment = try await global.call("send", params)
+        params["idempotencyKey"] = .string(idempotencyKey ?? UUID().uuidString.lowercased())
+        let payment = try await callRetrying(params)
         global.output(payment) {
             print(payment.string("id"))
+        }
+    }
+
+    /// Sends, and when the connection is lost after the request went out (no answer came), sends again with the
+    /// same key for up to 10 s: the daemon may have committed the payment before it went away.
+    private func callRetrying(_ params: [String: JSONValue]) async throws -> JSONValue {
+        let client = ControlClient(path: global.socketPath)
+        let deadline = ContinuousClock.now + .seconds(10)
+        var delay = Duration.milliseconds(250)
+        var sent = false
+        while true {
+            do {
+                return try await client.call("send", params: .object(params))
+            } catch {
+                // Retry once the request may have reached the daemon: after a lost answer, and while the daemon
+                // restarts after one; a daemon that was never reached fails at once.
+                let retry: Bool =
+                    switch error {
+                    case .answerLost: true
+                    case .daemonUnreachable: sent
+                    case .rpc, .invalidResponse: false
+                    }
+                guard retry, ContinuousClock.now + delay < deadline else {
+                    throw CLIError(error, socketPath: global.socketPath)
+                }
+                if case .answerLost = error { sent = true }
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(2))
+            }
         }
     }
 }

@@ -39,6 +39,15 @@ struct Watch: AsyncParsableCommand {
             guard let payment else { break }
             return "\(time)  \(Formatting.state(payment))  \(String(payment.string("id").prefix(8)))  "
                 + "\(Formatting.counterparty(payment))  \(Formatting.amount(payment))"
+        case "pairing-requested":
+            let peer = event.field("peer")
+            let short = peer?.string("shortID") ?? "?"
+            return "\(time)  pairing  peer \(short) (\(peer?.string("name", "?") ?? "?")) wants to pair: run "
+                + "interpay pair \(short)"
+        case "pairing-started":
+            let peer = event.field("peer")
+            return "\(time)  pairing  attempt started with \(peer?.string("name", "?") ?? "?") "
+                + "(\(peer?.string("shortID") ?? "?"))"
         case "pairing-code":
             let peer = event.field("peer")
             return "\(time)  pairing  \(peer?.string("name", "?") ?? "?")  verification code "
@@ -50,7 +59,8 @@ struct Watch: AsyncParsableCommand {
             return "\(time)  paired   \(peer?.string("name", "?") ?? "?")  \(peer?.string("shortID") ?? "")"
         case "pairing-failed":
             let peer = event.field("peer")
-            return "\(time)  pairing failed  \(peer?.string("name", "?") ?? "?")  \(event.string("reason"))"
+            return "\(time)  pairing failed  \(peer?.string("name", "?") ?? "?") (\(peer?.string("shortID") ?? "?"))  "
+                + "\(event.string("reason")); \(event.field("attemptsLeft")?.integer ?? 0) attempts left before the lock"
         case "pairing-locked":
             let peer = event.field("peer")
             return "\(time)  pairing locked  \(peer?.string("name", "?") ?? "?")  until "

@@ -92,21 +92,6 @@ struct PeerCredentialTests {
         try await running.stop()
     }
 
-    @Test("supplementary groups are read from the Groups line of /proc/PID/status")
-    func procStatusGroups() {
-        let status = "Name:\tpython3\nUid:\t65534\t65534\t65534\t65534\nGroups:\t4241 4242 \nNStgid:\t7\n"
-        #expect(PeerCredentials.groups(inProcStatus: status) == [4241, 4242])
-        #expect(PeerCredentials.groups(inProcStatus: "Groups:\t\n") == [])
-        #expect(PeerCredentials.groups(inProcStatus: "Name:\tx\n") == [])
-        #expect(PeerCredentials(pid: getpid(), uid: 0, gid: 0).supplementaryGroups() == Self.ownGroups())
-    }
-
-    private static func ownGroups() -> [UInt32] {
-        var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
-        let count = getgroups(Int32(groups.count), &groups)
-        return Array(groups.prefix(Int(max(count, 0))))
-    }
-
     /// Runs the python client as `uid`/`gid` with the supplementary `groups` (none by default); returns its output
     /// (bounded).
     private func runAsOtherUser(

@@ -152,6 +152,28 @@ struct FrameCodecTests {
         }
     }
 
+    @Test("a fractional or out-of-range number names its field, not just \"(number)\"")
+    func numberFieldNamed() throws {
+        let payment = try Fixtures.payment(expiresAt: Timestamp(secondsSince1970: 1_795_000_900))
+        let body = String(
+            decoding: try Self.codec.encodeBody(.request(.init(messageID: Fixtures.fixedUUID(3), payment: payment))),
+            as: UTF8.self)
+        let fractional = body.replacingOccurrences(of: "\"minorUnits\":1250", with: "\"minorUnits\":12.5")
+        #expect(fractional != body)
+        for (json, field) in [
+            (fractional, "payment.amount.minorUnits"), (#"{"type":"ping","nonce":1.5}"#, "nonce"),
+            (#"{"type":"ping","nonce":-1}"#, "nonce"),
+        ] {
+            do {
+                _ = try Self.codec.decodeBody(Array(json.utf8))
+                Issue.record("accepted: \(json)")
+            } catch {
+                #expect(error.code == "invalid-field")
+                #expect(error.description.contains("'\(field)'"), "\(error)")
+            }
+        }
+    }
+
     @Test("invalid UTF-8 is refused")
     func invalidUTF8() {
         #expect(throws: FrameError.invalidUTF8) { try Self.codec.decodeBody([0x7B, 0xFF, 0xFE, 0x7D]) }

@@ -9,20 +9,37 @@ struct PairingMachineTests {
     static let t0 = Timestamp(secondsSince1970: 1_800_000_000)
     static let aliceNonce = [UInt8](repeating: 1, count: 32)
     static let bobNonce = [UInt8](repeating: 2, count: 32)
+    static let aliceAttempt = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 0xA1))
+    static let bobAttempt = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 0xB1))
+
+    static func commit(_ id: UUID, _ nonce: [UInt8], from sender: PeerID) -> PaymentMessage.Pairing {
+        .init(pairingID: id, step: .commit, value: PairingCode.commitment(to: nonce, from: sender))
+    }
+
+    static func reveal(_ id: UUID, _ nonce: [UInt8]) -> PaymentMessage.Pairing {
+        .init(pairingID: id, step: .reveal, value: nonce)
+    }
 
     @Test("the code and the commitment match the worked example of PROTOCOL.md §7.9")
     func knownAnswer() {
-        let code = PairingCode(
-            initiator: Self.alice, responder: Self.bob, initiatorNonce: Self.aliceNonce, responderNonce: Self.bobNonce)
-        #expect(code.digits == "210476")
-        #expect(code.description == "210 476")
-        // Roles and nonces are ordered: swapping them gives another code.
-        let swapped = PairingCode(
-            initiator: Self.bob, responder: Self.alice, initiatorNonce: Self.bobNonce, responderNonce: Self.aliceNonce)
-        #expect(swapped.digits == "255897")
+        let code = PairingCode(Self.alice, nonce: Self.aliceNonce, Self.bob, nonce: Self.bobNonce)
+        #expect(code.digits == "760061")
+        #expect(code.description == "760 061")
+        #expect(Self.wrongCode != code)
+        // No roles: both sides compute the same code, whichever they name first.
+        #expect(PairingCode(Self.bob, nonce: Self.bobNonce, Self.alice, nonce: Self.aliceNonce) == code)
+        // Nonces belong to their peers: swapping them gives another code.
+        #expect(PairingCode(Self.alice, nonce: Self.bobNonce, Self.bob, nonce: Self.aliceNonce) != code)
         #expect(
-            PaymentMessage.Pairing(pairingID: UUID(), step: .commit, value: PairingCode.commitment(to: Self.aliceNonce))
-                .value == hexBytes("328b0612f3b32ad917496ae9a92a58b9b9722f5954ec5dd01285bdeb415e2102"))
+            PairingCode.commitment(to: Self.aliceNonce, from: Self.alice)
+                == hexBytes("1af716d71e5b1336b464fecdd8782f904f020ea9b24be5fe71af3fce5ed2c46c"))
+        #expect(
+            PairingCode.commitment(to: Self.bobNonce, from: Self.bob)
+                == hexBytes("7821826357fef015ca4a4e9ef0337eed42219a63c2ebc4f49bde0f7572c5e961"))
+        // The sender's ID is bound: the same nonce committed by another peer is another commitment.
+        #expect(
+            PairingCode.commitment(to: Self.aliceNonce, from: Self.bob)
+                != PairingCode.commitment(to: Self.aliceNonce, from: Self.alice))
     }
 
     @Test("typed codes: six digits, spaces and dashes ignored")
@@ -34,131 +51,299 @@ struct PairingMachineTests {
         }
     }
 
-    @Test("commit, nonce, reveal: both sides show the same code; the right code pairs")
+    @Test("alice starts, bob's daemon says nothing until bob starts; then both reveal and show the same code")
     func happyPath() throws {
         var (a, b) = (PairingMachine(me: Self.alice, peer: Self.bob), PairingMachine(me: Self.bob, peer: Self.alice))
-        let run = try Exchange.run(initiator: &a, responder: &b, now: Self.t0)
-        #expect(run.initiatorCode == run.responderCode)
-        #expect(a.code?.code == run.initiatorCode && b.code?.code == run.responderCode)
-        #expect(a.code?.expiresAt == Self.t0.adding(seconds: PairingMachine.codeLifetime))
-
-        #expect(b.confirm(run.responderCode, now: Self.t0.adding(seconds: 30)) == [.paired])
-        #expect(b.phase == .idle)
-        #expect(a.confirm(run.initiatorCode, now: Self.t0.adding(seconds: 60)) == [.paired])
-    }
-
-    @Test("three wrong codes lock pairing for ten minutes; the lock also refuses the peer; then it lifts")
-    func lockout() throws {
-        var (a, b) = (PairingMachine(me: Self.alice, peer: Self.bob), PairingMachine(me: Self.bob, peer: Self.alice))
-        let run = try Exchange.run(initiator: &a, responder: &b, now: Self.t0)
-        let wrong = try #require(PairingCode(userInput: run.responderCode.digits == "000000" ? "000001" : "000000"))
-        #expect(b.confirm(wrong, now: Self.t0) == [.refuse(.wrongCode(remaining: 2))])
-        #expect(b.confirm(wrong, now: Self.t0) == [.refuse(.wrongCode(remaining: 1))])
-        let actions = b.confirm(wrong, now: Self.t0)
-        let until = Self.t0.adding(seconds: PairingMachine.lockoutDuration)
-        #expect(actions.contains(.lockedOut(until: until)) && actions.contains(.refuse(.locked(until: until))))
-        #expect(actions.contains { if case .send(let frame) = $0 { frame.step == .abort } else { false } })
-        #expect(b.phase == .locked(until: until))
-
-        // Locked: even the right code, a local start, or the peer's commit is refused.
-        #expect(b.confirm(run.responderCode, now: Self.t0.adding(seconds: 1)) == [.refuse(.locked(until: until))])
-        #expect(b.start(pairingID: UUID(), nonce: Self.bobNonce, now: Self.t0) == [.refuse(.locked(until: until))])
-        let commit = PaymentMessage.Pairing(pairingID: UUID(), step: .commit, value: PairingCode.commitment(to: [7]))
-        let answer = b.receive(commit, nonce: Self.bobNonce, now: Self.t0.adding(seconds: 599))
-        #expect(answer.count == 1)
-        if case .send(let frame) = answer.first { #expect(frame.step == .abort) } else { Issue.record("no abort") }
-
-        // Ten minutes later pairing works again.
-        #expect(b.tick(now: until) == [])
-        #expect(b.phase == .idle)
-        var a2 = PairingMachine(me: Self.alice, peer: Self.bob)
-        let again = try Exchange.run(initiator: &a2, responder: &b, now: until)
-        #expect(b.confirm(again.responderCode, now: until) == [.paired])
-    }
-
-    @Test("a right code resets the count of wrong ones")
-    func rightCodeResets() throws {
-        var (a, b) = (PairingMachine(me: Self.alice, peer: Self.bob), PairingMachine(me: Self.bob, peer: Self.alice))
-        var run = try Exchange.run(initiator: &a, responder: &b, now: Self.t0)
-        let wrong = try #require(PairingCode(userInput: run.responderCode.digits == "000000" ? "000001" : "000000"))
-        _ = b.confirm(wrong, now: Self.t0)
-        _ = b.confirm(wrong, now: Self.t0)
-        #expect(b.confirm(run.responderCode, now: Self.t0) == [.paired])
-        #expect(b.wrongCodes == 0)
-        a = PairingMachine(me: Self.alice, peer: Self.bob)
-        run = try Exchange.run(initiator: &a, responder: &b, now: Self.t0)
-        #expect(b.confirm(wrong, now: Self.t0) == [.refuse(.wrongCode(remaining: 2))])
-    }
-
-    @Test("a code expires after two minutes; a pairing that never reaches a code is abandoned too")
-    func expiry() throws {
-        var (a, b) = (PairingMachine(me: Self.alice, peer: Self.bob), PairingMachine(me: Self.bob, peer: Self.alice))
-        let run = try Exchange.run(initiator: &a, responder: &b, now: Self.t0)
-        let late = Self.t0.adding(seconds: PairingMachine.codeLifetime)
+        let started = a.start(attemptID: Self.aliceAttempt, nonce: Self.aliceNonce, now: Self.t0)
         #expect(
-            b.confirm(run.responderCode, now: late) == [.failed("the verification code expired"), .refuse(.noCode)])
-        #expect(a.tick(now: late) == [.failed("the verification code expired")])
-        #expect(a.code == nil)
+            started == [
+                .started(Self.aliceAttempt), .send(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice)),
+            ])
+        // Bob has not started: his daemon tells him, and answers nothing.
+        #expect(b.receive(try #require(started.sentFrames.first), now: Self.t0) == [.peerWantsToPair])
+        #expect(b.phase == .idle)
 
-        var c = PairingMachine(me: Self.alice, peer: Self.bob)
-        _ = c.start(pairingID: UUID(), nonce: Self.aliceNonce, now: Self.t0)
-        #expect(c.tick(now: Self.t0.adding(seconds: 119)) == [])
-        #expect(c.tick(now: late) == [.failed("the peer did not answer in time")])
-        #expect(c.phase == .idle)
+        // Bob starts later; alice now holds his commit: she sends hers again, then her reveal.
+        let bobStart = b.start(attemptID: Self.bobAttempt, nonce: Self.bobNonce, now: Self.t0.adding(seconds: 30))
+        let bobCommit = try #require(bobStart.sentFrames.first)
+        let aliceAnswer = a.receive(bobCommit, now: Self.t0.adding(seconds: 30))
+        #expect(
+            aliceAnswer == [
+                .counted(failures: 1), .send(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice)),
+                .send(Self.reveal(Self.aliceAttempt, Self.aliceNonce)),
+            ])
+        // Bob gets alice's commit (the resent one), then her reveal.
+        let bobAnswer = b.receive(aliceAnswer.sentFrames[0], now: Self.t0.adding(seconds: 30))
+        #expect(bobAnswer.sentFrames.map(\.step) == [.commit, .reveal])
+        let bobShows = b.receive(aliceAnswer.sentFrames[1], now: Self.t0.adding(seconds: 30))
+        // Alice gets bob's resent commit (the same again: nothing) and his reveal.
+        #expect(a.receive(bobAnswer.sentFrames[0], now: Self.t0.adding(seconds: 30)) == [])
+        let aliceShows = a.receive(bobAnswer.sentFrames[1], now: Self.t0.adding(seconds: 30))
+        let code = PairingCode(Self.alice, nonce: Self.aliceNonce, Self.bob, nonce: Self.bobNonce)
+        let expires = Self.t0.adding(seconds: 30 + PairingMachine.codeLifetime)
+        #expect(aliceShows == [.showCode(code, expiresAt: expires)])
+        #expect(bobShows == [.showCode(code, expiresAt: expires)])
+
+        #expect(b.confirm(code, now: Self.t0.adding(seconds: 60)) == [.paired])
+        #expect(b.phase == .idle && b.lockout == .init())
+        #expect(a.confirm(code, now: Self.t0.adding(seconds: 60)) == [.paired])
     }
 
-    @Test("a reveal that does not match its commitment aborts the pairing")
-    func commitmentMismatch() {
-        var b = PairingMachine(me: Self.bob, peer: Self.alice)
-        let id = UUID()
-        let commit = PaymentMessage.Pairing(
-            pairingID: id, step: .commit, value: PairingCode.commitment(to: Self.aliceNonce))
-        #expect(b.receive(commit, nonce: Self.bobNonce, now: Self.t0).count == 1)
-        let otherNonce = [UInt8](repeating: 9, count: 32)
-        let actions = b.receive(
-            .init(pairingID: id, step: .reveal, value: otherNonce), nonce: Self.bobNonce, now: Self.t0)
-        #expect(actions.contains(.failed("the peer's nonce did not match its commitment")))
-        #expect(actions.contains { if case .send(let frame) = $0 { frame.step == .abort } else { false } })
-        #expect(b.phase == .idle && b.code == nil)
-    }
-
-    @Test("both users start at once: the attempt with the lower pairing ID goes on, and both get one code")
+    @Test("both users start at once: each reveals once it has the other's commit; one code")
     func crossingStarts() throws {
         var (a, b) = (PairingMachine(me: Self.alice, peer: Self.bob), PairingMachine(me: Self.bob, peer: Self.alice))
-        let low = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000001"))
-        let high = try #require(UUID(uuidString: "ffffffff-0000-4000-8000-000000000001"))
-        let aCommit = try #require(a.start(pairingID: high, nonce: Self.aliceNonce, now: Self.t0).sentFrames.first)
-        let bCommit = try #require(b.start(pairingID: low, nonce: Self.bobNonce, now: Self.t0).sentFrames.first)
-        // Each receives the other's commit: alice gives way (bob's ID is lower), bob ignores alice's.
-        let aAnswer = a.receive(bCommit, nonce: Self.aliceNonce, now: Self.t0).sentFrames
-        #expect(b.receive(aCommit, nonce: Self.bobNonce, now: Self.t0).isEmpty)
-        #expect(aAnswer.map(\.step) == [.nonce])
-        let reveal = b.receive(try #require(aAnswer.first), nonce: Self.bobNonce, now: Self.t0).sentFrames
-        #expect(reveal.map(\.step) == [.reveal])
-        _ = a.receive(try #require(reveal.first), nonce: Self.aliceNonce, now: Self.t0)
+        let aCommit = try #require(
+            a.start(attemptID: Self.aliceAttempt, nonce: Self.aliceNonce, now: Self.t0).sentFrames.first)
+        let bCommit = try #require(
+            b.start(attemptID: Self.bobAttempt, nonce: Self.bobNonce, now: Self.t0).sentFrames.first)
+        let aOut = a.receive(bCommit, now: Self.t0).sentFrames
+        let bOut = b.receive(aCommit, now: Self.t0).sentFrames
+        #expect(aOut.map(\.step) == [.commit, .reveal] && bOut.map(\.step) == [.commit, .reveal])
+        for frame in bOut { _ = a.receive(frame, now: Self.t0) }
+        for frame in aOut { _ = b.receive(frame, now: Self.t0) }
         #expect(a.code != nil && a.code?.code == b.code?.code)
     }
 
-    @Test("an abort or a lost session ends the pairing in progress; stray steps are answered with abort")
-    func abortAndStrays() {
-        var a = PairingMachine(me: Self.alice, peer: Self.bob)
-        let id = UUID()
-        _ = a.start(pairingID: id, nonce: Self.aliceNonce, now: Self.t0)
-        #expect(a.receive(.init(abort: UUID(), reason: "other"), nonce: [], now: Self.t0) == [], "not this pairing")
-        #expect(
-            a.receive(.init(abort: id, reason: "user said no"), nonce: [], now: Self.t0) == [
-                .failed("the peer ended the pairing: user said no")
-            ])
-        #expect(a.phase == .idle)
-        _ = a.start(pairingID: id, nonce: Self.aliceNonce, now: Self.t0)
-        #expect(a.sessionLost() == [.failed("the session with the peer ended")])
-
-        let stray = a.receive(.init(pairingID: UUID(), step: .reveal, value: Self.bobNonce), nonce: [], now: Self.t0)
-        #expect(stray.sentFrames.map(\.step) == [.abort])
-        #expect(a.confirm(PairingCode(userInput: "123456")!, now: Self.t0) == [.refuse(.noCode)])
+    /// One row: a machine in some phase gets one input; what it sends, whether it counts, and where it ends.
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var setup: @Sendable (inout PairingMachine) -> Void
+        var input: @Sendable (inout PairingMachine) -> [PairingMachine.Action]
+        var sends: [PaymentMessage.Pairing.Step]
+        var failures: Int
+        var phase: String
+        var testDescription: String { name }
     }
 
-    @Test("pair frames: canonical JSON both ways; bad values are refused")
+    static let otherAttempt = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 0xC1))
+    static let otherNonce = [UInt8](repeating: 9, count: 32)
+    /// Not the code of alice's and bob's nonces (checked in `knownAnswer`).
+    static let wrongCode = PairingCode(alice, nonce: otherNonce, bob, nonce: otherNonce)
+
+    static func started(_ m: inout PairingMachine) {
+        _ = m.start(attemptID: aliceAttempt, nonce: aliceNonce, now: t0)
+    }
+
+    static func revealed(_ m: inout PairingMachine) {
+        started(&m)
+        _ = m.receive(commit(bobAttempt, bobNonce, from: bob), now: t0)
+    }
+
+    static func coded(_ m: inout PairingMachine) {
+        revealed(&m)
+        _ = m.receive(reveal(bobAttempt, bobNonce), now: t0)
+    }
+
+    static let lockedUntil = t0.adding(seconds: PairingMachine.lockoutDuration)
+
+    static func locked(_ m: inout PairingMachine) {
+        m = PairingMachine(me: alice, peer: bob, lockout: .init(failures: 0, lockedUntil: lockedUntil))
+    }
+
+    static let rows: [Row] = [
+        Row(
+            name: "idle, commit: noticed, not answered", setup: { _ in },
+            input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 0,
+            phase: "idle"),
+        Row(
+            name: "idle, reveal: ignored", setup: { _ in },
+            input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 0, phase: "idle"),
+        Row(
+            name: "idle, abort: ignored", setup: { _ in },
+            input: { $0.receive(.init(abort: bobAttempt, reason: "x"), now: t0) }, sends: [], failures: 0,
+            phase: "idle"),
+        Row(
+            name: "idle, start: commit", setup: { _ in },
+            input: { $0.start(attemptID: aliceAttempt, nonce: aliceNonce, now: t0) }, sends: [.commit], failures: 0,
+            phase: "committed"),
+        Row(
+            name: "committed, start again: nothing new", setup: started,
+            input: { $0.start(attemptID: otherAttempt, nonce: otherNonce, now: t0) }, sends: [], failures: 0,
+            phase: "committed"),
+        Row(
+            name: "committed, commit: counted, commit again and reveal", setup: started,
+            input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [.commit, .reveal],
+            failures: 1, phase: "revealed"),
+        Row(
+            name: "committed, reveal before its commit: ignored", setup: started,
+            input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 0,
+            phase: "committed"),
+        Row(
+            name: "committed, abort of ours: ends, counted", setup: started,
+            input: { $0.receive(.init(abort: aliceAttempt, reason: "no"), now: t0) }, sends: [], failures: 1,
+            phase: "idle"),
+        Row(
+            name: "committed, abort of another attempt: ignored", setup: started,
+            input: { $0.receive(.init(abort: otherAttempt, reason: "no"), now: t0) }, sends: [], failures: 0,
+            phase: "committed"),
+        Row(
+            name: "committed, session lost: ends, counted", setup: started,
+            input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "idle"),
+        Row(
+            name: "committed, expiry: ends, counted", setup: started,
+            input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
+            phase: "idle"),
+        Row(
+            name: "committed, confirm: no code", setup: started,
+            input: { $0.confirm(PairingCode(alice, nonce: aliceNonce, bob, nonce: bobNonce), now: t0) }, sends: [],
+            failures: 0, phase: "committed"),
+        Row(
+            name: "revealed, the same commit again: nothing", setup: revealed,
+            input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 1,
+            phase: "revealed"),
+        Row(
+            name: "revealed, a different commit: abort, ends (already counted)", setup: revealed,
+            input: { $0.receive(commit(otherAttempt, otherNonce, from: bob), now: t0) }, sends: [.abort],
+            failures: 1, phase: "idle"),
+        Row(
+            name: "revealed, the same attempt with another commitment: abort, ends", setup: revealed,
+            input: { $0.receive(commit(bobAttempt, otherNonce, from: bob), now: t0) }, sends: [.abort],
+            failures: 1, phase: "idle"),
+        Row(
+            name: "revealed, a reveal that does not match: abort, ends", setup: revealed,
+            input: { $0.receive(reveal(bobAttempt, otherNonce), now: t0) }, sends: [.abort], failures: 1,
+            phase: "idle"),
+        Row(
+            name: "revealed, a reveal of another attempt: ignored", setup: revealed,
+            input: { $0.receive(reveal(otherAttempt, bobNonce), now: t0) }, sends: [], failures: 1,
+            phase: "revealed"),
+        Row(
+            name: "revealed, the matching reveal: code", setup: revealed,
+            input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 1,
+            phase: "codeReady"),
+        Row(
+            name: "revealed, abort of theirs: ends", setup: revealed,
+            input: { $0.receive(.init(abort: bobAttempt, reason: "no"), now: t0) }, sends: [], failures: 1,
+            phase: "idle"),
+        Row(
+            name: "revealed, session lost: ends", setup: revealed,
+            input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "idle"),
+        Row(
+            name: "revealed, expiry: ends", setup: revealed,
+            input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
+            phase: "idle"),
+        Row(
+            name: "code, the same commit again: nothing", setup: coded,
+            input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 1,
+            phase: "codeReady"),
+        Row(
+            name: "code, a new commit: abort, ends", setup: coded,
+            input: { $0.receive(commit(otherAttempt, otherNonce, from: bob), now: t0) }, sends: [.abort],
+            failures: 1, phase: "idle"),
+        Row(
+            name: "code, the reveal again: nothing", setup: coded,
+            input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 1,
+            phase: "codeReady"),
+        Row(
+            name: "code, session lost: the code stays", setup: coded,
+            input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "codeReady"),
+        Row(
+            name: "code, wrong code: abort, ends", setup: coded,
+            input: { $0.confirm(wrongCode, now: t0) }, sends: [.abort], failures: 1,
+            phase: "idle"),
+        Row(
+            name: "code, right code: paired, the count resets", setup: coded,
+            input: { $0.confirm(PairingCode(alice, nonce: aliceNonce, bob, nonce: bobNonce), now: t0) }, sends: [],
+            failures: 0, phase: "idle"),
+        Row(
+            name: "code, expiry: ends", setup: coded,
+            input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
+            phase: "idle"),
+        Row(
+            name: "locked, commit: noticed, not answered", setup: locked,
+            input: { $0.receive(commit(bobAttempt, bobNonce, from: bob), now: t0) }, sends: [], failures: 0,
+            phase: "locked"),
+        Row(
+            name: "locked, reveal: ignored", setup: locked,
+            input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 0, phase: "locked"),
+        Row(
+            name: "locked, start: refused", setup: locked,
+            input: { $0.start(attemptID: aliceAttempt, nonce: aliceNonce, now: t0) }, sends: [], failures: 0,
+            phase: "locked"),
+        Row(
+            name: "locked, confirm: refused", setup: locked,
+            input: { $0.confirm(PairingCode(alice, nonce: aliceNonce, bob, nonce: bobNonce), now: t0) }, sends: [],
+            failures: 0, phase: "locked"),
+        Row(
+            name: "locked, session lost: still locked", setup: locked,
+            input: { $0.sessionLost(now: t0) }, sends: [], failures: 0, phase: "locked"),
+        Row(
+            name: "locked, its time passes: the lock lifts", setup: locked,
+            input: { $0.tick(now: lockedUntil) }, sends: [], failures: 0, phase: "idle"),
+    ]
+
+    @Test("every phase against every input", arguments: rows)
+    func table(_ row: Row) {
+        var machine = PairingMachine(me: Self.alice, peer: Self.bob)
+        row.setup(&machine)
+        let actions = row.input(&machine)
+        #expect(actions.sentFrames.map(\.step) == row.sends)
+        #expect(machine.lockout.failures == row.failures)
+        #expect(machine.phaseName == row.phase)
+        // Every attempt that ends without a pairing says so.
+        if row.phase == "idle" && row.failures > 0 {
+            #expect(actions.contains { if case .failed = $0 { true } else { false } })
+        }
+    }
+
+    @Test("three failed attempts of any kind lock pairing for ten minutes, the peer's commits too; then it lifts")
+    func lockout() throws {
+        var b = PairingMachine(me: Self.bob, peer: Self.alice)
+        var now = Self.t0
+        // An abort, an expiry, and a wrong code.
+        _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
+        let first = try #require(b.attemptID)
+        #expect(b.receive(.init(abort: first, reason: "no"), now: now).contains(.counted(failures: 1)))
+        _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
+        now = now.adding(seconds: PairingMachine.codeLifetime)
+        #expect(b.tick(now: now).contains(.counted(failures: 2)))
+        _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
+        let afterCommit = b.receive(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice), now: now)
+        #expect(afterCommit.contains(.counted(failures: 3)))
+        _ = b.receive(Self.reveal(Self.aliceAttempt, Self.aliceNonce), now: now)
+        let actions = b.confirm(Self.wrongCode, now: now)
+        let until = now.adding(seconds: PairingMachine.lockoutDuration)
+        #expect(actions.contains(.lockedOut(until: until)) && actions.contains(.refuse(.locked(until: until))))
+        #expect(b.phase == .locked(until: until))
+        #expect(b.lockout == .init(failures: 0, lockedUntil: until))
+
+        // Locked: the right code, a local start, or the peer's commit get nothing.
+        #expect(b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now) == [.refuse(.locked(until: until))])
+        #expect(b.receive(Self.commit(UUID(), Self.aliceNonce, from: Self.alice), now: now) == [.peerWantsToPair])
+
+        // A restart restores the lock from what was persisted.
+        var restored = PairingMachine(me: Self.bob, peer: Self.alice, lockout: b.lockout)
+        #expect(restored.start(attemptID: UUID(), nonce: Self.bobNonce, now: now) == [.refuse(.locked(until: until))])
+
+        // Ten minutes later pairing works again, with a fresh count.
+        #expect(restored.tick(now: until) == [])
+        #expect(restored.phase == .idle && restored.lockout == .init())
+        #expect(restored.start(attemptID: UUID(), nonce: Self.bobNonce, now: until).sentFrames.map(\.step) == [.commit])
+    }
+
+    @Test("a wrong code ends the attempt; the refusal says how many attempts are left")
+    func wrongCodeEnds() throws {
+        var a = PairingMachine(me: Self.alice, peer: Self.bob)
+        Self.coded(&a)
+        let actions = a.confirm(Self.wrongCode, now: Self.t0)
+        #expect(actions.contains(.refuse(.wrongCode(remaining: 2))))
+        #expect(a.code == nil)
+        #expect(a.confirm(Self.wrongCode, now: Self.t0) == [.refuse(.noCode)])
+    }
+
+    @Test("a commit reflected back at its sender never verifies")
+    func reflection() {
+        var a = PairingMachine(me: Self.alice, peer: Self.bob)
+        let ours = a.start(attemptID: Self.aliceAttempt, nonce: Self.aliceNonce, now: Self.t0).sentFrames
+        let answer = a.receive(ours[0], now: Self.t0).sentFrames
+        #expect(answer.map(\.step) == [.commit, .reveal])
+        // The peer replays alice's own reveal: it matches alice's commitment, not one made by the peer.
+        let replayed = a.receive(answer[1], now: Self.t0)
+        #expect(replayed.contains(.failed("the peer's nonce did not match its commitment")))
+        #expect(a.code == nil)
+    }
+
+    @Test("pair frames: canonical JSON both ways; bad values and the removed nonce step are refused")
     func frames() throws {
         let codec = FrameCodec()
         let id = try #require(UUID(uuidString: "6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"))
@@ -173,7 +358,8 @@ struct PairingMachineTests {
         #expect(try codec.decodeBody(try codec.encodeBody(abort)) == abort)
         for bad in [
             #"{"type":"pair","pairingID":"6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","step":"commit","value":"01"}"#,
-            #"{"type":"pair","pairingID":"6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","step":"nonce","value":"\#(String(repeating: "AB", count: 32))"}"#,
+            #"{"type":"pair","pairingID":"6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","step":"reveal","value":"\#(String(repeating: "AB", count: 32))"}"#,
+            #"{"type":"pair","pairingID":"6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","step":"nonce","value":"\#(String(repeating: "02", count: 32))"}"#,
             #"{"type":"pair","pairingID":"6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","step":"shout","reason":""}"#,
             #"{"type":"pair","pairingID":"6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","step":"abort"}"#,
         ] {
@@ -182,40 +368,26 @@ struct PairingMachineTests {
     }
 }
 
-/// Runs commit → nonce → reveal between two machines and returns both codes.
-private enum Exchange {
-    struct Result {
-        var initiatorCode: PairingCode
-        var responderCode: PairingCode
-    }
-
-    static func run(initiator: inout PairingMachine, responder: inout PairingMachine, now: Timestamp) throws -> Result {
-        let commit = try #require(
-            initiator.start(pairingID: UUID(), nonce: PairingCode.randomNonce(), now: now).sentFrames.first)
-        #expect(commit.step == .commit)
-        let nonce = try #require(responder.receive(commit, nonce: PairingCode.randomNonce(), now: now).sentFrames.first)
-        #expect(nonce.step == .nonce)
-        let afterNonce = initiator.receive(nonce, nonce: PairingCode.randomNonce(), now: now)
-        let reveal = try #require(afterNonce.sentFrames.first)
-        #expect(reveal.step == .reveal)
-        let afterReveal = responder.receive(reveal, nonce: PairingCode.randomNonce(), now: now)
-        return Result(
-            initiatorCode: try #require(afterNonce.shownCodes.first),
-            responderCode: try #require(afterReveal.shownCodes.first))
+extension PairingMachine {
+    /// The phase's name, for tables.
+    var phaseName: String {
+        switch phase {
+        case .idle: "idle"
+        case .committed: "committed"
+        case .revealed: "revealed"
+        case .codeReady: "codeReady"
+        case .locked: "locked"
+        }
     }
 }
 
 extension [PairingMachine.Action] {
-    fileprivate var sentFrames: [PaymentMessage.Pairing] {
+    var sentFrames: [PaymentMessage.Pairing] {
         compactMap { if case .send(let frame) = $0 { frame } else { nil } }
-    }
-
-    fileprivate var shownCodes: [PairingCode] {
-        compactMap { if case .showCode(let code, _) = $0 { code } else { nil } }
     }
 }
 
-private func hexBytes(_ text: String) -> [UInt8] {
+func hexBytes(_ text: String) -> [UInt8] {
     var bytes: [UInt8] = []
     var index = text.startIndex
     while index < text.endIndex {

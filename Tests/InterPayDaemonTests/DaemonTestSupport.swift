@@ -10,8 +10,11 @@ import Testing
 @testable import InterPayDaemon
 
 /// A session manager on loopback started for a test, with a quiet logger and fast reconnects.
-func makeSessionManager(name: String, directory: TemporaryDirectory) async throws -> (SessionManager, Int) {
+func makeSessionManager(
+    name: String, directory: TemporaryDirectory, capabilities: [String] = [PaymentMessage.Pairing.capability]
+) async throws -> (SessionManager, Int) {
     var configuration = TransportConfiguration(displayName: name, host: "127.0.0.1")
+    configuration.capabilities = capabilities
     configuration.reconnectBackoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(500))
     var logger = Logger(label: "test.\(name)")
     logger.logLevel = .critical
@@ -31,9 +34,12 @@ final class EngineHarness: Sendable {
     private let directory: TemporaryDirectory
     private let tasks: Mutex<[Task<Void, Never>]>
 
-    init(name: String, acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init()) async throws {
+    init(
+        name: String, acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(),
+        capabilities: [String] = [PaymentMessage.Pairing.capability]
+    ) async throws {
         directory = try TemporaryDirectory()
-        (sessions, port) = try await makeSessionManager(name: name, directory: directory)
+        (sessions, port) = try await makeSessionManager(name: name, directory: directory, capabilities: capabilities)
         database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
         var logger = Logger(label: "test.\(name).engine")
         logger.logLevel = .critical

@@ -2,25 +2,35 @@ import Foundation
 import InterPayCore
 import InterPayStore
 import InterPayTestSupport
+import Logging
 import Testing
 
 @testable import InterPayDaemon
 
 /// Pairing between two real daemons' coordinators over a real TLS session, with their ledgers: the code, the trust
-/// store, the lockout, expiry, and `accept_from = paired`.
+/// store, the rule that a daemon answers only once its user started, the lockout (and that it survives a restart),
+/// expiry, older peers, and `accept_from = paired`.
 @Suite("Pairing between daemons", .serialized)
 struct PairingTests {
-    @Test("both sides get the same code; the right code trusts the peer, durably, until untrusted")
+    /// Both users start pairing, alice first; returns the code both sides show.
+    static func bothStart(_ alice: EngineHarness, _ bob: EngineHarness) async throws -> PairingCode {
+        let first = try await alice.pairing.start(with: bob.id)
+        #expect(first.phase == "waiting", "bob's user has not started yet")
+        await eventually("bob's daemon notices") { await bob.pairing.status(of: alice.id).phase == "requested" }
+        let second = try await bob.pairing.start(with: alice.id)
+        #expect(second.phase == "code", "alice had started: bob's start gets the code at once")
+        let code = try #require(second.code)
+        await eventually("alice has the code too") { await alice.pairing.status(of: bob.id).code != nil }
+        #expect(await alice.pairing.status(of: bob.id).code == code, "both sides derive the same code")
+        return code
+    }
+
+    @Test("both users start; both get the same code; the right code trusts the peer, durably, until untrusted")
     func pairAndUntrust() async throws {
         let alice = try await EngineHarness(name: "alice")
         let bob = try await EngineHarness(name: "bob")
         await alice.connect(to: bob)
-
-        let started = try await alice.pairing.start(with: bob.id)
-        #expect(started.phase == "code")
-        let code = try #require(started.code)
-        await eventually("bob has the code too") { await bob.pairing.status(of: alice.id).code != nil }
-        #expect(await bob.pairing.status(of: alice.id).code == code, "both sides derive the same code")
+        let code = try await Self.bothStart(alice, bob)
 
         let record = try await bob.pairing.confirm(code, with: alice.id)
         #expect(record.peerID == alice.id && record.name == "alice")
@@ -28,6 +38,7 @@ struct PairingTests {
         #expect(try await alice.database.trustedPeer(id: bob.id) == nil, "alice has not confirmed yet")
         _ = try await alice.pairing.confirm(code, with: bob.id)
         #expect(await alice.pairing.isPaired(bob.id))
+        #expect(await alice.pairing.status(of: bob.id).failures == 0, "a right code resets the count")
 
         // The trust store is the ledger: a new coordinator (a restart) still knows.
         let reopened = try AppDatabase(path: bob.databasePath)
@@ -40,34 +51,108 @@ struct PairingTests {
         await bob.stop()
     }
 
-    @Test("three wrong codes lock pairing with that peer for ten minutes; then a new pairing works")
+    @Test("a commit from a peer whose user has not started is not answered: the user is told, nothing is sent")
+    func notAnsweredBeforeTheUserStarts() async throws {
+        let alice = try await ScriptedPeer(name: "mallory")
+        let bob = try await EngineHarness(name: "bob")
+        await alice.sessions.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
+        await eventually("a session") { await bob.sessions.currentSessions().contains { $0.peerID == alice.id } }
+        var events = bob.pairing.events.makeAsyncIterator()
+        for _ in 0..<5 {
+            let nonce = PairingCode.randomNonce()
+            await alice.sessions.send(
+                .pair(
+                    .init(pairingID: UUID(), step: .commit, value: PairingCode.commitment(to: nonce, from: alice.id))),
+                to: bob.id)
+        }
+        await eventually("bob's user is told") { await bob.pairing.status(of: alice.id).phase == "requested" }
+        let event = await events.next()
+        guard case .requested(let peer, _) = event else {
+            Issue.record("expected a pairing request event, got \(String(describing: event))")
+            return
+        }
+        #expect(peer == alice.id)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(alice.messages.isEmpty, "nothing answered: \(alice.messages)")
+        #expect(await bob.pairing.status(of: alice.id).failures == 0, "nothing was started, nothing counts")
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a peer's second, different commit ends the attempt and counts; three failures lock, across a restart")
+    func lockoutSurvivesRestart() async throws {
+        let mallory = try await ScriptedPeer(name: "mallory")
+        let bob = try await EngineHarness(name: "bob")
+        await mallory.sessions.maintainConnection(
+            key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
+        await eventually("a session") { await bob.sessions.currentSessions().contains { $0.peerID == mallory.id } }
+        func reveals() -> Int {
+            mallory.messages.count { if case .pair(let frame) = $0 { frame.step == .reveal } else { false } }
+        }
+        for attempt in 1...PairingMachine.maxFailures {
+            let status = try await bob.pairing.start(with: mallory.id)
+            #expect(status.phase == "waiting")
+            // Mallory answers bob's commit with a commit, gets bob's reveal, and tries again with another commit.
+            for _ in 0..<2 {
+                let nonce = PairingCode.randomNonce()
+                await mallory.sessions.send(
+                    .pair(
+                        .init(
+                            pairingID: UUID(), step: .commit,
+                            value: PairingCode.commitment(to: nonce, from: mallory.id))),
+                    to: bob.id)
+            }
+            await eventually("attempt \(attempt) ended") {
+                let status = await bob.pairing.status(of: mallory.id)
+                return status.phase == "idle" || status.phase == "locked"
+            }
+            await eventually("bob's reveal of attempt \(attempt) arrived") { reveals() >= attempt }
+            #expect(reveals() == attempt, "one reveal per attempt the user started")
+        }
+        let locked = await bob.pairing.status(of: mallory.id)
+        #expect(locked.phase == "locked")
+        let refused = await errorText { _ = try await bob.pairing.start(with: mallory.id) }
+        #expect(refused.contains("locked"), "\(refused)")
+
+        // A restart: a new coordinator over the reopened ledger still refuses.
+        let reopened = try AppDatabase(path: bob.databasePath)
+        var logger = Logger(label: "test.bob.restarted")
+        logger.logLevel = .critical
+        let restarted = PairingCoordinator(database: reopened, sessions: bob.sessions, logger: logger)
+        let status = await restarted.status(of: mallory.id)
+        #expect(status.phase == "locked" && status.until == locked.until)
+        let again = await errorText { _ = try await restarted.start(with: mallory.id) }
+        #expect(again.contains("locked"), "\(again)")
+        // Ten minutes later the lock lifts, and the ledger forgets it.
+        let later = try #require(locked.until)
+        await restarted.tick(now: later)
+        #expect(await restarted.status(of: mallory.id, now: later).phase == "idle")
+        #expect(try await reopened.pairingLockout(for: mallory.id) == nil)
+        await mallory.stop()
+        await bob.stop()
+    }
+
+    @Test("a wrong code ends the attempt and counts; the third failure locks")
     func wrongCodesLock() async throws {
         let alice = try await EngineHarness(name: "alice")
         let bob = try await EngineHarness(name: "bob")
         await alice.connect(to: bob)
-        let code = try #require(try await alice.pairing.start(with: bob.id).code)
-        let wrong = try #require(PairingCode(userInput: code.digits == "111111" ? "222222" : "111111"))
-        let now = Timestamp.now
-        for remaining in ["2 tries left", "1 try left"] {
-            let error = await errorText { _ = try await alice.pairing.confirm(wrong, with: bob.id, now: now) }
-            #expect(error.contains("wrong verification code; \(remaining)"), "\(error)")
+        for remaining in ["2 attempts left", "1 attempt left"] {
+            let code = try await Self.bothStart(alice, bob)
+            let wrong = try #require(PairingCode(userInput: code.digits == "111111" ? "222222" : "111111"))
+            let error = await errorText { _ = try await alice.pairing.confirm(wrong, with: bob.id) }
+            #expect(error.contains("wrong verification code") && error.contains(remaining), "\(error)")
+            // bob hears the abort: his attempt ends too.
+            await eventually("bob's attempt ended") { await bob.pairing.status(of: alice.id).phase == "idle" }
         }
-        // The third wrong code locks.
-        let third = await errorText { _ = try await alice.pairing.confirm(wrong, with: bob.id, now: now) }
+        let code = try await Self.bothStart(alice, bob)
+        let wrong = try #require(PairingCode(userInput: code.digits == "111111" ? "222222" : "111111"))
+        let third = await errorText { _ = try await alice.pairing.confirm(wrong, with: bob.id) }
         #expect(third.contains("locked"), "\(third)")
-        #expect(await alice.pairing.status(of: bob.id, now: now).phase == "locked")
-        let afterLock = await errorText { _ = try await alice.pairing.confirm(code, with: bob.id, now: now) }
+        #expect(await alice.pairing.status(of: bob.id).phase == "locked")
+        let afterLock = await errorText { _ = try await alice.pairing.confirm(code, with: bob.id) }
         #expect(afterLock.contains("locked"), "even the right code: \(afterLock)")
         #expect(try await alice.database.trustedPeer(id: bob.id) == nil)
-        // bob heard the abort: its code is gone.
-        await eventually("bob's pairing was aborted") { await bob.pairing.status(of: alice.id).phase == "idle" }
-
-        // Ten minutes later the lock lifts.
-        let later = now.adding(seconds: PairingMachine.lockoutDuration)
-        await alice.pairing.tick(now: later)
-        #expect(await alice.pairing.status(of: bob.id, now: later).phase == "idle")
-        let again = try await alice.pairing.start(with: bob.id)
-        #expect(again.code != nil)
         await alice.stop()
         await bob.stop()
     }
@@ -77,13 +162,25 @@ struct PairingTests {
         let alice = try await EngineHarness(name: "alice")
         let bob = try await EngineHarness(name: "bob")
         await alice.connect(to: bob)
-        let code = try #require(try await alice.pairing.start(with: bob.id).code)
+        let code = try await Self.bothStart(alice, bob)
         let late = Timestamp.now.adding(seconds: PairingMachine.codeLifetime + 1)
         let error = await errorText { _ = try await alice.pairing.confirm(code, with: bob.id, now: late) }
         #expect(error.contains("no verification code"), "\(error)")
         #expect(try await alice.database.trustedPeer(id: bob.id) == nil)
+        #expect(await alice.pairing.status(of: bob.id, now: late).failures == 1, "the expired attempt counts")
         await alice.stop()
         await bob.stop()
+    }
+
+    @Test("pairing with a peer whose daemon lacks pairing-v2 fails at once with a clear error")
+    func olderPeer() async throws {
+        let alice = try await EngineHarness(name: "alice")
+        let old = try await EngineHarness(name: "old", capabilities: [])
+        await alice.connect(to: old)
+        let error = await errorText { _ = try await alice.pairing.start(with: old.id, wait: .seconds(1)) }
+        #expect(error.contains("does not support pairing-v2"), "\(error)")
+        await alice.stop()
+        await old.stop()
     }
 
     @Test("accept_from = paired: a request from a peer not paired is rejected on both sides; once paired it is taken")
@@ -101,7 +198,7 @@ struct PairingTests {
         #expect(onBob.state == .rejected && onBob.reason == PaymentEngine.notPairedReason)
         #expect(try await alice.database.payment(id: refused.id)?.reason == PaymentEngine.notPairedReason)
 
-        let code = try #require(try await bob.pairing.start(with: alice.id).code)
+        let code = try await Self.bothStart(alice, bob)
         _ = try await bob.pairing.confirm(code, with: alice.id)
         let taken = try await alice.engine.request(
             from: bob.id, amount: amount, memo: "", category: nil, expiresIn: 600)

@@ -16,6 +16,9 @@ struct RequestLimiterTests {
     func pending() {
         var limiter = RequestLimiter(limits: .init(maxPending: 3, maxPerMinute: 600))
         #expect(limiter.admit(from: alice, pending: 2, now: start) == nil)
+        // Until its step commits, an admitted request counts as pending too.
+        #expect(limiter.admit(from: alice, pending: 2, now: start)?.refusal == .tooManyPending(limit: 3))
+        limiter.settle(alice, unpaired: false)
         let verdict = limiter.admit(from: alice, pending: 3, now: start)
         #expect(verdict?.refusal == .tooManyPending(limit: 3))
         #expect(limiter.admit(from: bob, pending: 0, now: start) == nil, "another peer has its own count")
@@ -58,6 +61,7 @@ struct RequestLimiterTests {
     func loggingPerLimit() {
         var limiter = RequestLimiter(limits: .init(maxPending: 1, maxPerMinute: 1))
         #expect(limiter.admit(from: alice, pending: 0, now: start) == nil)
+        limiter.settle(alice, unpaired: false)
         #expect(limiter.admit(from: alice, pending: 1, now: start)?.log == 0)
         let rate = limiter.admit(from: alice, pending: 0, now: start)
         #expect(rate?.refusal == .tooManyRequests(limit: 1) && rate?.log == 0)
@@ -72,5 +76,39 @@ struct RequestLimiterTests {
             #expect(limiter.admit(from: peer, pending: 0, now: at(Int64(index) * 2)) == nil)
         }
         #expect(limiter.trackedCount <= RequestLimiter.trackedPeers)
+    }
+
+    @Test("fresh keys share one budget: 20 unpaired peers get twice one peer's rate, not twenty times")
+    func unpairedShareABudget() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 100, maxPerMinute: 10))
+        #expect(limiter.limits.maxPerMinuteUnpaired == 20 && limiter.limits.maxPendingUnpaired == 1_000)
+        var admitted = 0
+        for index in 0..<20 {
+            let peer = PeerID(subjectPublicKeyInfoDER: Array("fresh \(index)".utf8))
+            for _ in 0..<10 where limiter.admit(from: peer, pending: 0, unpairedPending: 0, now: start) == nil {
+                admitted += 1
+            }
+        }
+        #expect(admitted == 20)
+        // A paired peer does not draw on the shared budget.
+        #expect(limiter.admit(from: alice, pending: 0, unpairedPending: nil, now: start) == nil)
+        // After a minute the shared budget is full again.
+        let later = PeerID(subjectPublicKeyInfoDER: Array("later".utf8))
+        #expect(limiter.admit(from: later, pending: 0, unpairedPending: 0, now: at(60)) == nil)
+    }
+
+    @Test("pending requests of all unpaired peers together are bounded")
+    func unpairedPending() {
+        var limiter = RequestLimiter(limits: .init(maxPending: 5, maxPerMinute: 600))
+        let verdict = limiter.admit(from: bob, pending: 0, unpairedPending: 50, now: start)
+        #expect(verdict?.refusal == .tooManyPendingUnpaired(limit: 50))
+        #expect(limiter.admit(from: bob, pending: 0, unpairedPending: 49, now: start) == nil)
+        #expect(limiter.admit(from: alice, pending: 0, unpairedPending: nil, now: start) == nil)
+    }
+
+    @Test("limits configured as unlimited stay unlimited together")
+    func saturating() {
+        let limits = RequestLimiter.Limits(maxPending: .max, maxPerMinute: .max)
+        #expect(limits.maxPendingUnpaired == .max && limits.maxPerMinuteUnpaired == .max)
     }
 }

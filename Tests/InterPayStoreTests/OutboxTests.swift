@@ -57,7 +57,7 @@ struct OutboxTests {
     func frameBytes() async throws {
         let database = try AppDatabase.inMemory()
         let bob = try Peers.bob()
-        let request = try makeRequest(payee: try Peers.us(), payer: bob, memo: "Ya te pagué / \u{1}")
+        let request = try makeRequest(payee: try Peers.us(), payer: bob, memo: "Ya te pagué / \"ok\" \\ \u{2028}")
         let change = try outgoingRequestChange(request, now: at())
         try await database.apply(change)
         let stored = try #require(try await database.outbox(peerID: bob).first)

@@ -7,6 +7,12 @@ import Testing
 
 @Suite("Ledger schema: migrations, constraints, durability settings")
 struct SchemaTests {
+    /// Every migration, in the order they run.
+    static let migrations = [
+        "v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts", "v6-due-payments",
+        "v7-send-keys",
+    ]
+
     @Test("migrations run on a fresh file, and again on the same file without change")
     func migrationsAreIdempotent() async throws {
         let directory = try TemporaryDirectory()
@@ -14,13 +20,13 @@ struct SchemaTests {
         let path = directory.path("ledger.sqlite")
 
         let first = try AppDatabase(path: path)
-        #expect(try await first.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers"])
+        #expect(try await first.appliedMigrations() == Self.migrations)
         let request = try makeRequest(payee: try Peers.us(), payer: try Peers.bob())
         try await first.apply(try outgoingRequestChange(request, now: at()))
 
         // A second open of the same file (also while the first is open) finds nothing left to migrate.
         let second = try AppDatabase(path: path)
-        #expect(try await second.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers"])
+        #expect(try await second.appliedMigrations() == Self.migrations)
         #expect(try await second.payment(id: request.id) != nil)
 
         let tables = try await second.reader.read { db in
@@ -30,15 +36,15 @@ struct SchemaTests {
         }
         #expect(
             tables == [
-                "grdb_migrations", "outbox", "payment", "paymentEvent", "peer", "rateSnapshot", "seenMessage",
-                "trustedPeer",
+                "grdb_migrations", "outbox", "pairingLockout", "payment", "paymentEvent", "peer", "rateSnapshot",
+                "seenMessage", "sendKey", "trustedPeer",
             ])
     }
 
     @Test("the in-memory database is migrated too")
     func inMemoryIsMigrated() async throws {
         let database = try AppDatabase.inMemory()
-        #expect(try await database.appliedMigrations() == ["v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers"])
+        #expect(try await database.appliedMigrations() == Self.migrations)
     }
 
     @Test("a missing directory is reported with the path, not a crash")

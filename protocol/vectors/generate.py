@@ -66,6 +66,7 @@ MSG_CANCEL = test_uuid("message-cancel-1")
 MSG_ACCEPT = test_uuid("message-accept-1")
 MSG_REJECT = test_uuid("message-reject-1")
 PAIRING = test_uuid("pairing-1")
+PAIRING_PEER = test_uuid("pairing-2")
 
 
 def payment(amount, memo="Tacos al pastor", category=None, pid=PAY, payee=ALICE, payer=BOB,
@@ -166,10 +167,10 @@ def valid_vectors():
         request(payment(mxn(), memo=mixed, pid=test_uuid("payment-max-memo-mixed")),
                 msg=test_uuid("message-request-max-memo-mixed")))
     add("request-memo-escapes",
-        "Request whose memo needs JSON escaping: quote, backslash, slash, newline, tab, U+0001 and "
-        "U+2028. Canonical form escapes only \" \\ and U+0000-U+001F (\\n \\t and \\u0001 in lowercase "
-        "hex); '/' and U+2028 are emitted literally. " + IDS_NOTE,
-        request(payment(mxn(), memo="A \"quote\" \\ back/slash\nline\ttab\u0001ctl\u2028sep",
+        "Request whose memo needs JSON escaping: quote and backslash; slash and U+2028 are emitted literally. "
+        "Control characters (U+0000-U+001F, U+007F-U+009F) and bidi controls are not allowed in text at all "
+        "(§5.3; see the invalid request-memo-control-* vectors). " + IDS_NOTE,
+        request(payment(mxn(), memo="A \"quote\" \\ back/slash line\u2028sep",
                         pid=test_uuid("payment-escapes")), msg=test_uuid("message-request-escapes")))
     add("request-max-amount-max-category",
         "Request with the largest allowed amount (minorUnits 9223372036854775807 USD cents) and a "
@@ -181,6 +182,13 @@ def valid_vectors():
         "but decoders MUST accept either case (decodeOnly: re-encoding yields lowercase). " + IDS_NOTE,
         request(payment(mxn(), pid=test_uuid("payment-upper").upper()),
                 msg=test_uuid("message-request-upper").upper()),
+        decodeOnly=True)
+    add("request-amount-integral-float",
+        "Request whose minorUnits is 1250.0: an integral value written with a fraction. §5.3 lets a receiver "
+        "accept it, and interpayd does (decodeOnly: re-encoding writes 1250). A fractional value such as 12.5 "
+        "is invalid-field (request-amount-float). " + IDS_NOTE,
+        request(payment(mxn(1250.0), pid=test_uuid("payment-integral-float")),
+                msg=test_uuid("message-request-integral-float")),
         decodeOnly=True)
     add("request-unknown-fields",
         "Request carrying unknown members at top level and inside payment and amount; they MUST be "
@@ -267,17 +275,21 @@ def valid_vectors():
     add("pong", "Answer to a ping with nonce 42.", {"type": "pong", "nonce": 42})
     add("close-with-reason", "Orderly close with a reason.", {"type": "close", "reason": "shutting down"})
     add("close-empty-reason", "Orderly close with an empty reason.", {"type": "close", "reason": ""})
-    # pair (§7.9): the worked example's nonces are 32 bytes of 0x01 (initiator) and 0x02 (responder)
-    nonce_i, nonce_r = bytes([1] * 32), bytes([2] * 32)
-    commitment = hashlib.sha256(b"interpay-pairing-commit-v1" + nonce_i).hexdigest()
-    add("pair-commit", "Initiator's first pairing step: SHA-256(\"interpay-pairing-commit-v1\" || nonce).",
-        {"type": "pair", "pairingID": PAIRING, "step": "commit", "value": commitment})
-    add("pair-nonce", "Responder's nonce.", {"type": "pair", "pairingID": PAIRING, "step": "nonce",
-                                              "value": nonce_r.hex()})
-    add("pair-reveal", "Initiator reveals the nonce it committed to.",
-        {"type": "pair", "pairingID": PAIRING, "step": "reveal", "value": nonce_i.hex()})
-    add("pair-abort", "Either side ends a pairing in progress.",
-        {"type": "pair", "pairingID": PAIRING, "step": "abort", "reason": "too many wrong verification codes"})
+    # pair (§7.9): the worked example's nonces are 32 bytes of 0x01 (ALICE's) and 0x02 (BOB's); each side commits
+    # under its own attempt ID, binding its own peer ID bytes (here sha256(b"alice"), sha256(b"bob"))
+    nonce_a, nonce_b = bytes([1] * 32), bytes([2] * 32)
+    alice_bytes, bob_bytes = hashlib.sha256(b"alice").digest(), hashlib.sha256(b"bob").digest()
+    commit_a = hashlib.sha256(b"interpay-pairing-commit-v2" + alice_bytes + nonce_a).hexdigest()
+    commit_b = hashlib.sha256(b"interpay-pairing-commit-v2" + bob_bytes + nonce_b).hexdigest()
+    add("pair-commit", "ALICE's commit: SHA-256(\"interpay-pairing-commit-v2\" || ALICE's 32 ID bytes || nonce), "
+        "under ALICE's attempt ID.",
+        {"type": "pair", "pairingID": PAIRING, "step": "commit", "value": commit_a})
+    add("pair-commit-peer", "BOB's commit under BOB's own attempt ID.",
+        {"type": "pair", "pairingID": PAIRING_PEER, "step": "commit", "value": commit_b})
+    add("pair-reveal", "ALICE reveals the nonce it committed to, once it holds BOB's commit.",
+        {"type": "pair", "pairingID": PAIRING, "step": "reveal", "value": nonce_a.hex()})
+    add("pair-abort", "Either side ends an attempt (its own or the peer's ID).",
+        {"type": "pair", "pairingID": PAIRING, "step": "abort", "reason": "a second, different commit in one attempt"})
     # exactly the maximum frame size
     base = {"type": "ping", "nonce": 7, "xPadding": ""}
     pad = MAX_FRAME - len(canonical(base))
@@ -415,6 +427,16 @@ def invalid_vectors():
     addj("request-memo-201-combining", "Memo of 201 code points but only 101 grapheme clusters: 100 x "
          "(e + U+0301) + \"!\". Lengths are code points, so this is over the limit.",
          req_with(memo="e\u0301" * 100 + "!"), "invalid-field")
+    for label, text, what in [("esc", "rent\u001b[8m", "ESC (U+001B), which starts terminal escape sequences"),
+                              ("newline", "line\nbreak", "a newline (U+000A)"),
+                              ("tab", "a\tb", "a tab (U+0009)"),
+                              ("c1", "x\u0085y", "the C1 control NEL (U+0085)"),
+                              ("bidi", "invoice \u202etxt.exe", "RIGHT-TO-LEFT OVERRIDE (U+202E)"),
+                              ("isolate", "\u2066pay\u2069", "the bidi isolates U+2066 and U+2069")]:
+        addj("request-memo-control-" + label, "Memo holding %s: text must not contain control characters "
+             "(Unicode Cc) or bidi controls (§5.3)." % what, req_with(memo=text), "invalid-field")
+    addj("request-category-control", "Category holding ESC (U+001B).", req_with(category="food\u001b[2J"),
+         "invalid-field")
     addj("request-memo-null", "memo is null; null is never a valid value.",
          dict(good, payment=dict(good["payment"], memo=None)), "invalid-field")
     addj("request-category-null", "Optional category present as null: optional fields are omitted, "
@@ -461,7 +483,17 @@ def invalid_vectors():
          "invalid-field")
     addj("hello-empty-name", "Display name is empty (must be 1-63 code points).", hello(name=""),
          "invalid-field")
-    addj("hello-name-64", "Display name of 64 code points.", hello(name="N" * 64), "invalid-field")
+    addj("hello-name-64", "Display name of 64 code points.", hello(name="n" * 64), "invalid-field")
+    addj("hello-name-newline", "Display name holding a newline, which could forge a log line (§5.3).",
+         hello(name="bob\n<2>root login"), "invalid-field")
+    addj("hello-name-peer-id", "Display name that is a whole peer ID (another peer's): names must never read as "
+         "IDs (§7.2).", hello(name=BOB), "invalid-field")
+    addj("hello-name-short-id", "Display name that is a short ID: 7 capitals of the ID alphabet (§7.2).",
+         hello(name=BOB[:7]), "invalid-field")
+    addj("hello-name-id-group", "Display name written like an ID prefix with a group separator, in small "
+         "letters (§7.2).", hello(name=BOB[:10].lower()), "invalid-field")
+    addj("hello-name-capitals", "Display name of 4 or more capitals of the ID alphabet (A-Z, 2-7) reads as an "
+         "ID prefix (§7.2).", hello(name="DAVE"), "invalid-field")
     addj("hello-agent-65", "agent of 65 code points.", hello(agent="a" * 65), "invalid-field")
     addj("hello-capabilities-not-array", "capabilities is a string instead of an array.",
          hello(capabilities="none"), "invalid-field")
@@ -506,13 +538,15 @@ def invalid_vectors():
     addj("pong-missing-nonce", "pong without nonce.", {"type": "pong"}, "missing-field")
     addj("close-missing-reason", "close without reason (required, may be empty).", {"type": "close"},
          "missing-field")
-    pv = {"type": "pair", "pairingID": PAIRING, "step": "nonce", "value": "02" * 32}
+    pv = {"type": "pair", "pairingID": PAIRING, "step": "reveal", "value": "02" * 32}
     addj("pair-value-short", "pair value of 31 bytes.", dict(pv, value="02" * 31), "invalid-field")
     addj("pair-value-uppercase", "pair value in uppercase hex (lowercase only).", dict(pv, value="AB" * 32),
          "invalid-field")
-    addj("pair-missing-value", "pair nonce step without its value.", {k: v for k, v in pv.items() if k != "value"},
+    addj("pair-missing-value", "pair reveal step without its value.", {k: v for k, v in pv.items() if k != "value"},
          "missing-field")
     addj("pair-unknown-step", "pair with an undefined step.", dict(pv, step="shout"), "invalid-field")
+    addj("pair-nonce-step-removed", "pair 'nonce' step of the first pairing exchange: removed, so undefined.",
+         dict(pv, step="nonce"), "invalid-field")
     addj("pair-abort-missing-reason", "pair abort without reason.",
          {"type": "pair", "pairingID": PAIRING, "step": "abort"}, "missing-field")
     return v

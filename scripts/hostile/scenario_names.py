@@ -47,18 +47,30 @@ def run(h):
     requests = [f for f in fake.received if f.get("type") == "request"]
     h.check(not requests, "the impostor received no request from the ambiguous send", wire.describe(requests[:1]))
 
-    # 3. send and pair by bob's ID while only the impostor is online: never reach the impostor.
+    # 3. send and pair by bob's ID while only impostors are online, one of them (if its hello is let in) named
+    #    with bob's short ID: never reach an impostor.
+    mimic = h.identity("mimic")
+    try:
+        named_id = h.connect(alice, mimic, name=short)
+    except wire.Closed:
+        named_id = None
+    time.sleep(0.5)
     for what, args in [("send by short ID", ["send", short, "1", "EUR"]),
                        ("send by full ID", ["send", bob["id"], "1", "EUR"]),
                        ("pair by short ID", ["pair", short])]:
         out = alice.interpay(*args)
         h.check(out.returncode == 6, "%s with bob offline fails as unreachable (exit 6), not sent to mallory" % what,
                 "exit %d: %s%s" % (out.returncode, out.stdout, out.stderr))
-    try:
-        extra = fake.next_frame(lambda f: f.get("type") in ("request", "pair"), timeout=2)
-    except wire.Closed:
+    for label, impostor in [("named bob", fake), ("named with bob's short ID", named_id)]:
         extra = None
-    h.check(extra is None, "the impostor received no request or pairing frame", wire.describe(extra))
+        if impostor is not None:
+            try:
+                extra = impostor.next_frame(lambda f: f.get("type") in ("request", "pair"), timeout=2)
+            except wire.Closed:
+                pass
+        h.check(extra is None, "the impostor %s received no request or pairing frame" % label, wire.describe(extra))
+    if named_id is not None:
+        named_id.close()
 
     # 4. With the real bob back, his ID reaches him.
     real = h.connect(alice, bob, name="bob")

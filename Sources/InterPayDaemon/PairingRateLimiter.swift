@@ -1,0 +1,56 @@
+import InterPayCore
+
+/// Bounds the `commit` frames pairing looks at: a token bucket per peer and one for all peers together.
+///
+/// A commit over either budget is dropped before it reaches the peer's `PairingMachine`: it is neither answered nor
+/// noticed nor logged, so that a peer (or many keys at once) sending commits in a loop costs a bounded amount of
+/// work and log. Honest pairing sends at most two commits per attempt. Pure: the caller gives the time. At most
+/// `maxPeers` per-peer buckets are kept; past that the fullest are forgotten, which only gives those peers their
+/// burst again.
+struct PairingRateLimiter: Sendable {
+    /// Commits one peer may send at once, then one every `peerInterval`.
+    var peerBurst: Double = 6
+    /// Seconds for one peer's budget to regain a commit.
+    var peerInterval: Double = 5
+    /// Commits all peers together may send at once, then `totalPerSecond`.
+    var totalBurst: Double = 30
+    /// Commits per second all peers together regain.
+    var totalPerSecond: Double = 2
+    /// Peers tracked at once.
+    var maxPeers = 1_024
+
+    private struct Bucket: Sendable {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private var peers: [PeerID: Bucket] = [:]
+    private var total: Bucket?
+
+    /// Whether a commit from `peer` at `now` may be looked at; if so, it uses one token of both budgets.
+    mutating func admit(_ peer: PeerID, now: ContinuousClock.Instant) -> Bool {
+        var all = Self.refilled(total ?? Bucket(tokens: totalBurst, updated: now), now, totalBurst, totalPerSecond)
+        var one = Self.refilled(
+            peers[peer] ?? Bucket(tokens: peerBurst, updated: now), now, peerBurst, 1 / peerInterval)
+        let admitted = all.tokens >= 1 && one.tokens >= 1
+        if admitted {
+            all.tokens -= 1
+            one.tokens -= 1
+        }
+        total = all
+        if peers[peer] == nil, peers.count >= maxPeers {
+            let quiet = peers.sorted { $0.value.tokens > $1.value.tokens }.prefix(maxPeers / 4).map(\.key)
+            for key in quiet { peers[key] = nil }
+        }
+        peers[peer] = one
+        return admitted
+    }
+
+    private static func refilled(
+        _ bucket: Bucket, _ now: ContinuousClock.Instant, _ burst: Double, _ perSecond: Double
+    ) -> Bucket {
+        let elapsed = now - bucket.updated
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Bucket(tokens: min(burst, bucket.tokens + max(0, seconds) * perSecond), updated: now)
+    }
+}

@@ -1,0 +1,56 @@
+import InterPayControl
+import InterPayCore
+import InterPayStore
+import InterPayTransport
+
+/// The name a peer is shown under, and whether it announces another one.
+///
+/// A paired peer is shown under the name confirmed when pairing (or set with `interpay rename`): the name a peer
+/// announces is its own choice and may change at any time, to "landlord" say, so it is shown beside the pinned one
+/// and flagged, never instead of it. A peer that is not paired is shown under the name it announces now (the
+/// session's, else the last one seen).
+struct PeerName: Sendable, Hashable {
+    /// The name to show.
+    var shown: String
+    /// What a paired peer announces, when that differs from `shown`; nil otherwise.
+    var announced: String?
+    /// Whether the peer is paired.
+    var paired: Bool
+
+    /// The JSON members `name`, `announcedName` and `trust` of a peer object.
+    var jsonMembers: [String: JSONValue] {
+        [
+            "name": .string(shown), "announcedName": announced.map(JSONValue.string) ?? .null,
+            "trust": .string(paired ? "paired" : "unverified"),
+        ]
+    }
+
+    /// Every known peer's name: from the ledger's peers, the live sessions and the trust store.
+    static func all(database: AppDatabase, sessions: SessionManager) async throws -> [PeerID: PeerName] {
+        var announced: [PeerID: String] = [:]
+        for peer in try await database.peers() { announced[peer.peerID] = peer.name }
+        for session in await sessions.currentSessions() { announced[session.peerID] = session.name }
+        let trusted = try await database.trustedPeers()
+        var names: [PeerID: PeerName] = [:]
+        for (peer, name) in announced {
+            names[peer] = PeerName(announcedName: name, pinned: trusted[peer]?.name)
+        }
+        for (peer, record) in trusted where names[peer] == nil {
+            names[peer] = PeerName(announcedName: nil, pinned: record.name)
+        }
+        return names
+    }
+
+    /// A peer's name from what it announces and the name pinned at pairing, if it is paired.
+    init(announcedName: String?, pinned: String?) {
+        if let pinned {
+            shown = pinned
+            announced = announcedName == pinned ? nil : announcedName
+            paired = true
+        } else {
+            shown = announcedName ?? ""
+            announced = nil
+            paired = false
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay rename`
+struct Rename: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change the name a paired peer is shown under on this machine.",
+        discussion: """
+            A paired peer is shown under the name confirmed when pairing, whatever name it announces later; a \\
+            different announced name is shown beside it, flagged. This changes the kept name. Exit 4 if the peer \\
+            is unknown or not paired, 2 if the name is not acceptable (control characters, or written like a \\
+            peer ID).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The peer: its ID (or a prefix of at least 4 characters) or its name.")
+    var peer: String
+
+    @Argument(help: "The new name, 1 to 63 code points.")
+    var name: String
+
+    func run() async throws {
+        let result = try await global.call("rename", ["peer": .string(peer), "name": .string(name)])
+        global.output(result) {
+            print("\(result.string("shortID")) is now shown as \(result.string("name")).")
+        }
+    }
+}
