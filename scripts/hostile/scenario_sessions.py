@@ -26,18 +26,32 @@ def fd_count(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
 
+def trust(daemon, name, field):
+    peers = json.loads(daemon.interpay("peers", "--json").stdout)["peers"]
+    return next((p["trust"].get(field) for p in peers if p["name"] == name), None)
+
+
+def wait_until(condition, timeout=wire.DEADLINE):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def pair(h, alice, bob):
-    """Pairs the daemons alice and bob with the CLI, as two users comparing codes would."""
-    out = alice.interpay("pair", "bob", "--json")
-    code = json.loads(out.stdout)["trust"]["code"] if out.returncode == 0 else None
-    if code is None:
+    """Pairs the daemons alice and bob with the CLI, as two users comparing codes would: alice starts, bob starts
+    once told and gets the code, both confirm it."""
+    alice.interpay("pair", "bob", "--json")
+    if not wait_until(lambda: trust(bob, "alice", "pairing") == "requested"):
         return False
-    deadline = time.monotonic() + wire.DEADLINE
-    while time.monotonic() < deadline:
-        if bob.interpay("pair", "alice", "--code", code).returncode == 0:
-            break
-        time.sleep(0.3)
-    return alice.interpay("pair", "bob", "--code", code).returncode == 0
+    out = bob.interpay("pair", "alice", "--json")
+    code = json.loads(out.stdout)["trust"].get("code") if out.returncode == 0 else None
+    if code is None or not wait_until(lambda: trust(alice, "bob", "code") == code):
+        return False
+    return (bob.interpay("pair", "alice", "--code", code).returncode == 0
+            and alice.interpay("pair", "bob", "--code", code).returncode == 0)
 
 
 def peer_state(daemon, name):
