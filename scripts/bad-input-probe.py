@@ -528,8 +528,10 @@ class LimitsProber(Prober):
         print("== unauthenticated connections (limits.max_unauthenticated = %d)" % limit, flush=True)
         offset = self.d.log_size()
         # limit + 1 silent connections: exactly one is closed at once. (Which one depends on the order the daemon's
-        # event loops take them, so none is singled out.) The rest stay unauthenticated until handshake_timeout.
-        opened = [socket.create_connection(("127.0.0.1", self.d.port), timeout=DEADLINE) for _ in range(limit + 1)]
+        # event loops take them, so none is singled out.) The rest stay unauthenticated until handshake_timeout. Each
+        # comes from its own loopback address: one address may hold only a quarter of the places (PROTOCOL.md §16).
+        opened = [socket.create_connection(("127.0.0.1", self.d.port), timeout=DEADLINE,
+                                           source_address=("127.0.0.%d" % (10 + i), 0)) for i in range(limit + 1)]
         closed_at_once = []
         deadline = time.monotonic() + DEADLINE
         while not closed_at_once and time.monotonic() < deadline:

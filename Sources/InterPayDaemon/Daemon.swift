@@ -31,7 +31,7 @@ public enum Daemon {
                     capabilities: [PaymentMessage.Pairing.capability],
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                     keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
-                    maxUnauthenticated: configuration.maxUnauthenticated),
+                    maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions),
                 logger: logger)
         } catch {
             throw .transport(error.description)
@@ -40,6 +40,11 @@ public enum Daemon {
             database = try AppDatabase(path: configuration.databasePath)
         } catch {
             throw .storage(error.description)
+        }
+        // At the session limit, paired peers' sessions are kept over unpaired ones'.
+        sessions.preferPeers { peer in
+            // A ledger error reads as "not paired": at worst that session may be evicted; it is not an error here.
+            (try? await database.trustedPeer(id: peer)) != nil
         }
         let provider: ExchangeRateAPIProvider
         do {

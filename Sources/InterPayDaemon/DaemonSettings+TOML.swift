@@ -38,6 +38,7 @@ extension DaemonSettings {
         maxPendingPerPeer = try reader.integer("limits.max_pending_per_peer")
         maxRequestsPerMinute = try reader.integer("limits.max_requests_per_minute")
         maxUnauthenticated = try reader.integer("limits.max_unauthenticated")
+        maxSessions = try reader.integer("limits.max_sessions")
         try reader.rejectUnread()
     }
 

@@ -43,6 +43,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxRequestsPerMinute: Int?
     /// Inbound connections that have not finished TLS and `hello` at most (`limits.max_unauthenticated`).
     public var maxUnauthenticated: Int?
+    /// Established sessions at most (`limits.max_sessions`).
+    public var maxSessions: Int?
 
     /// No setting at all.
     public init() {}

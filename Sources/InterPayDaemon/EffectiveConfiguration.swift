@@ -1,6 +1,7 @@
 import Foundation
 import InterPayCore
 import InterPayRates
+import InterPayTransport
 public import Logging
 
 /// The configuration `interpayd` runs with, merged from its sources, and where each value came from.
@@ -202,6 +203,16 @@ public struct EffectiveConfiguration: Sendable {
                 key: "limits.max_unauthenticated", value: "\(unauthenticated.value)", reason: "from 1 to 100000",
                 source: unauthenticated.source)
         }
+        let sessionLimit = merger.optional("limits.max_sessions", \.maxSessions)
+        if let sessionLimit, !(1...100_000).contains(sessionLimit.value) {
+            throw .invalidValue(
+                key: "limits.max_sessions", value: "\(sessionLimit.value)", reason: "from 1 to 100000",
+                source: sessionLimit.source)
+        }
+        if sessionLimit == nil {
+            merger.record(
+                "limits.max_sessions", value: "\(TransportConfiguration.defaultMaxSessions)", source: .defaultValue)
+        }
 
         var configuration: DaemonConfiguration
         do {
@@ -223,6 +234,7 @@ public struct EffectiveConfiguration: Sendable {
         if let pendingLimit { configuration.maxPendingPerPeer = pendingLimit.value }
         if let rateLimit { configuration.maxRequestsPerMinute = rateLimit.value }
         if let unauthenticated { configuration.maxUnauthenticated = unauthenticated.value }
+        if let sessionLimit { configuration.maxSessions = sessionLimit.value }
         return EffectiveConfiguration(configuration: configuration, logLevel: logLevel, entries: merger.entries)
     }
 

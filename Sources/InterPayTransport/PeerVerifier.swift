@@ -56,6 +56,9 @@ extension TLSConfiguration {
         // No certificate authority is consulted (the callback decides), so none is loaded: the daemon does not
         // depend on the system's CA bundle.
         configuration.trustRoots = .certificates([])
+        // A closing connection waits this long for the peer's close_notify: a peer that never answers (an evicted
+        // or flooding one) must not hold the descriptor for long.
+        configuration.shutdownTimeout = .seconds(1)
         return configuration
     }
 }

@@ -1,50 +1,128 @@
 import Foundation
 import InterPayCore
+import Logging
 import NIOCore
 import Synchronization
 
-/// One live session: its outbound queue, when the peer last spoke, and the channel to close it.
+/// One live session: its bounded outbound queue, when the peer last spoke, and the channel to close it.
+///
+/// The outbound queue holds `outboundCapacity` frames while the peer reads slowly: a burst (a resend of a long
+/// outbox to a peer whose ledger is busy) may take it up to `outboundHardCapacity` as long as the writer keeps
+/// handing frames to the socket. A peer that lets it fill and reads nothing for `stallTimeout`, or lets it reach
+/// the hard bound, is not reading what we send, and is disconnected.
 final class SessionHandle: Sendable {
     let info: SessionInfo
     /// Who dialed this connection (for resolving duplicates).
     let dialer: PeerID
     let channel: any Channel
     let outgoing: AsyncStream<PaymentMessage>
+    /// The frames that may wait to be written while the peer reads nothing.
+    let outboundCapacity: Int
+    /// The frames that may wait to be written at all.
+    var outboundHardCapacity: Int { outboundCapacity * 8 }
+    /// How long the writer may hand no frame to the socket while `outboundCapacity` frames wait.
+    let stallTimeout: Duration
     private let continuation: AsyncStream<PaymentMessage>.Continuation
-    private let state = Mutex(State())
+    private let logger: Logger
+    private let state: Mutex<State>
 
     private struct State {
         var lastInbound = ContinuousClock.now
+        /// When the peer last sent a frame for the daemon (not `ping` or `pong`): how idle the session is.
+        var lastUsed = ContinuousClock.now
         var endReason: String?
+        var queued = 0
+        /// When the writer last took a frame off the queue (or the session began).
+        var lastProgress = ContinuousClock.now
+        var overflowed = false
+        var preferred: Bool
     }
 
-    init(info: SessionInfo, dialer: PeerID, channel: any Channel) {
+    init(
+        info: SessionInfo, dialer: PeerID, channel: any Channel, outboundCapacity: Int, preferred: Bool,
+        logger: Logger, stallTimeout: Duration = .seconds(5)
+    ) {
+        self.stallTimeout = stallTimeout
         self.info = info
         self.dialer = dialer
         self.channel = channel
+        self.outboundCapacity = max(1, outboundCapacity)
+        self.logger = logger
+        self.state = Mutex(State(preferred: preferred))
+        // The count in `State.queued` bounds this stream: `enqueue` refuses a frame beyond `outboundCapacity`.
         (outgoing, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// Queues a frame; false when the session is already closing.
+    /// Queues a frame; false when the session is closing, or when the queue is full (see the type's documentation):
+    /// then the peer is not reading what we send, and the session is closed.
     @discardableResult
     func enqueue(_ message: PaymentMessage) -> Bool {
+        let hard = outboundHardCapacity
+        let admitted = state.withLock { state -> Bool? in
+            if state.overflowed { return false }
+            let stalled = state.queued >= outboundCapacity && ContinuousClock.now - state.lastProgress > stallTimeout
+            guard state.queued < hard, !stalled else {
+                state.overflowed = true
+                state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
+                return nil
+            }
+            state.queued += 1
+            return true
+        }
+        guard let admitted else {
+            logger.notice(
+                "peer does not read; session closed",
+                metadata: [
+                    "peer": "\(info.name)", "id": "\(info.peerID.shortDescription)", "queued": "\(queued)",
+                ])
+            continuation.finish()
+            channel.close(promise: nil)
+            return false
+        }
+        guard admitted else { return false }
         if case .enqueued = continuation.yield(message) { return true }
+        state.withLock { $0.queued -= 1 }
         return false
     }
+
+    /// The writer took a frame off the queue.
+    func dequeued() {
+        state.withLock {
+            $0.queued -= 1
+            $0.lastProgress = .now
+        }
+    }
+
+    /// Frames waiting to be written now.
+    var queued: Int { state.withLock { $0.queued } }
 
     /// No more frames will be queued; the writer closes our side after the queued ones.
     func finishOutbound() {
         continuation.finish()
     }
 
-    /// Records that the peer sent something.
-    func markInbound() {
-        state.withLock { $0.lastInbound = .now }
+    /// Records that the peer sent something; `used` when it was a frame for the daemon.
+    func markInbound(used: Bool = false) {
+        state.withLock {
+            $0.lastInbound = .now
+            if used { $0.lastUsed = $0.lastInbound }
+        }
     }
 
     /// How long the peer has been silent.
     var silence: Duration {
         state.withLock { ContinuousClock.now - $0.lastInbound }
+    }
+
+    /// When the peer last sent a frame for the daemon (the session's start if none).
+    var lastUsed: ContinuousClock.Instant {
+        state.withLock { $0.lastUsed }
+    }
+
+    /// Whether the daemon wants to keep this peer's session over others' (a paired peer).
+    var preferred: Bool {
+        get { state.withLock { $0.preferred } }
+        set { state.withLock { $0.preferred = newValue } }
     }
 
     /// Why the session ended, when the manager ended it.

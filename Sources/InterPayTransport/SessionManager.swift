@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import InterPayCore
 public import Logging
 import NIOCore
@@ -14,22 +14,31 @@ import Synchronization
 /// may be at that stage at once: a further one is closed as soon as it is accepted. When two connections to the
 /// same peer exist, the one dialed by the peer with the lower ID survives (both sides decide the same way); a newer
 /// connection from the same dialer replaces an older one.
+///
+/// Everything is bounded: one source address holds at most `maxUnauthenticatedPerAddress` of the unauthenticated
+/// places; at most `maxSessions` sessions are up (a new one evicts the idlest session of a peer that is not
+/// preferred, never a preferred one for one that is not); each session's inbound frames wait in a small buffer
+/// and in `events`, and while those are full the session's socket is not read (no frame is dropped); each
+/// session's outbound queue holds at most `maxOutboundFrames` frames, and a peer that lets it fill is disconnected.
+/// TLS sessions are never resumed (PROTOCOL.md §3.3): every inbound connection gets a fresh server context, so a
+/// ticket or session ID from an earlier connection is unknown to it and a full handshake, with the peer's
+/// certificate checked, always takes place.
 public actor SessionManager {
     /// This daemon's identity.
     public nonisolated let identity: Identity
     /// Session events, for one consumer (the daemon).
-    public nonisolated let events: AsyncStream<SessionEvent>
+    public nonisolated let events: SessionEvents
 
     /// The protocol versions this side speaks (advertised in TXT `v`, negotiated in `hello`).
     public nonisolated var versions: ClosedRange<Int> { configuration.versions }
 
     private nonisolated let configuration: TransportConfiguration
     private nonisolated let logger: Logger
-    private nonisolated let eventContinuation: AsyncStream<SessionEvent>.Continuation
-    private nonisolated let serverContext: NIOSSLContext
+    private nonisolated let serverConfiguration: TLSConfiguration
     private nonisolated let clientContext: NIOSSLContext
     private nonisolated let codec: FrameCodec
     private nonisolated let unauthenticated: UnauthenticatedConnections
+    private nonisolated let preference = Mutex<(@Sendable (PeerID) async -> Bool)?>(nil)
     private let group: MultiThreadedEventLoopGroup
 
     private var server: NIOAsyncChannel<PendingConnection, Never>?
@@ -44,15 +53,32 @@ public actor SessionManager {
         self.configuration = configuration
         self.logger = logger
         self.codec = FrameCodec(maxFrameSize: configuration.maxFrameSize)
-        self.unauthenticated = UnauthenticatedConnections(limit: configuration.maxUnauthenticated)
+        self.unauthenticated = UnauthenticatedConnections(
+            limit: configuration.maxUnauthenticated,
+            perAddressLimit: configuration.maxUnauthenticatedPerAddress
+                ?? TransportConfiguration.defaultMaxUnauthenticatedPerAddress(of: configuration.maxUnauthenticated),
+            openLimit: configuration.maxSessions + configuration.maxUnauthenticated + Self.closingAllowance)
         self.group = .singleton
-        (self.events, self.eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4_096))
+        self.events = SessionEvents()
+        self.serverConfiguration = .interPay(identity: identity, server: true)
         do {
-            self.serverContext = try NIOSSLContext(configuration: .interPay(identity: identity, server: true))
+            // Checks the server configuration once; each inbound connection then gets its own context.
+            _ = try NIOSSLContext(configuration: serverConfiguration)
             self.clientContext = try NIOSSLContext(configuration: .interPay(identity: identity, server: false))
         } catch {
             throw .tlsSetup(String(describing: error))
         }
+    }
+
+    /// Tells the manager which peers to keep when sessions are at `maxSessions` (the daemon: paired peers). The
+    /// predicate is asked when a session comes up and again at each keepalive interval.
+    public nonisolated func preferPeers(_ predicate: @escaping @Sendable (PeerID) async -> Bool) {
+        preference.withLock { $0 = predicate }
+    }
+
+    private nonisolated func isPreferred(_ peer: PeerID) async -> Bool {
+        guard let predicate = preference.withLock({ $0 }) else { return false }
+        return await predicate(peer)
     }
 
     // MARK: Listening
@@ -81,7 +107,7 @@ public actor SessionManager {
         let (commands, commandContinuation) = AsyncStream.makeStream(of: String.self)
         dialCommands = commandContinuation
         for key in targets.keys { commandContinuation.yield(key) }
-        defer { eventContinuation.finish() }
+        defer { events.finish() }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
                 await withDiscardingTaskGroup { dials in
@@ -213,28 +239,49 @@ public actor SessionManager {
         let inbound = expectedPeerID == nil && channel.parent != nil
         var slot: UnauthenticatedConnections.Slot?
         if inbound {
-            guard let admitted = unauthenticated.admit() else {
+            let source = channel.remoteAddress?.ipAddress ?? "?"
+            let admitted: UnauthenticatedConnections.Slot
+            switch unauthenticated.admit(from: source) {
+            case .success(let place):
+                admitted = place
+            case .failure(let refusal):
                 // Closed before any TLS work. NIO does not close a channel whose initializer failed: we do.
                 channel.close(promise: nil)
-                if let suppressed = unauthenticated.shouldLog(.refused) {
+                let (event, limit, what) =
+                    switch refusal {
+                    case .full:
+                        (UnauthenticatedConnections.Event.refused, unauthenticated.limit, "unauthenticated connections")
+                    case .open:
+                        (
+                            .refusedOpen, unauthenticated.openLimit,
+                            "open connections (sessions, handshakes and closing connections)"
+                        )
+                    case .addressFull:
+                        (
+                            .refusedForAddress, unauthenticated.perAddressLimit,
+                            "unauthenticated connections from one address"
+                        )
+                    }
+                if let suppressed = unauthenticated.shouldLog(event) {
                     logger.notice(
-                        "too many unauthenticated connections; connection closed",
-                        metadata: [
-                            "address": "\(channel.remoteAddress?.ipAddress ?? "?")",
-                            "limit": "\(unauthenticated.limit)", "suppressed": "\(suppressed)",
-                        ])
+                        "too many \(what); connection closed",
+                        metadata: ["address": "\(source)", "limit": "\(limit)", "suppressed": "\(suppressed)"])
                 }
                 return channel.eventLoop.makeFailedFuture(
-                    TransportError.handshakeFailed("more than \(unauthenticated.limit) unauthenticated connections"))
+                    TransportError.handshakeFailed("more than \(limit) \(what)"))
             }
             slot = admitted
-            channel.closeFuture.whenComplete { _ in admitted.release() }
+            channel.closeFuture.whenComplete { _ in admitted.closed() }
         }
         return channel.eventLoop.makeCompletedFuture { [slot] in
             let verify = PeerVerifier(expected: expectedPeerID, logger: logger)
+            // A fresh server context per connection: its session cache and ticket key are its own, so no earlier
+            // connection's session can be resumed (PROTOCOL.md §3.3).
             let tls: any ChannelHandler =
                 inbound
-                ? NIOSSLServerHandler(context: serverContext, customVerificationCallback: verify.callback)
+                ? NIOSSLServerHandler(
+                    context: try NIOSSLContext(configuration: serverConfiguration),
+                    customVerificationCallback: verify.callback)
                 : try NIOSSLClientHandler(
                     context: clientContext, serverHostname: nil, customVerificationCallback: verify.callback)
             let sync = channel.pipeline.syncOperations
@@ -254,10 +301,21 @@ public actor SessionManager {
             }
             // A connection that ends before its deadline (a failed handshake) needs no timer any more.
             channel.closeFuture.whenComplete { _ in deadline.cancel() }
-            let asyncChannel = try NIOAsyncChannel<InboundFrame, PaymentMessage>(wrappingChannelSynchronously: channel)
+            let asyncChannel = try NIOAsyncChannel<InboundFrame, PaymentMessage>(
+                wrappingChannelSynchronously: channel,
+                configuration: .init(backPressureStrategy: Self.inboundBackPressure))
             return PendingConnection(channel: asyncChannel, deadline: deadline, slot: slot)
         }
     }
+
+    /// Inbound connections that may be closing (waiting for the peer's close_notify) beyond the sessions and the
+    /// unauthenticated connections; a connection accepted beyond that sum is closed at once.
+    static let closingAllowance = 64
+
+    /// A session's inbound buffer: the socket is not read while `highWatermark` decoded frames wait for the read
+    /// loop, and is read again once fewer than `lowWatermark` do.
+    static let inboundBackPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(
+        lowWatermark: 4, highWatermark: 16)
 
     /// Runs one connection: handshake, then the session until it ends. Returns the peer ID if a session came up.
     @discardableResult
@@ -325,10 +383,19 @@ public actor SessionManager {
                     peerID: peerID, name: theirs.name, version: version, remoteAddress: remote,
                     direction: direction, since: Date(), capabilities: theirs.capabilities)
                 let dialer = direction == .outbound ? identity.peerID : peerID
-                let session = SessionHandle(info: info, dialer: dialer, channel: channel)
-                guard await register(session) else {
+                let session = SessionHandle(
+                    info: info, dialer: dialer, channel: channel, outboundCapacity: configuration.maxOutboundFrames,
+                    preferred: await isPreferred(peerID), logger: logger)
+                await confirmEvictionCandidate(for: peerID)
+                switch await register(session) {
+                case .registered:
+                    break
+                case .duplicate:
                     logger.debug("duplicate connection closed", metadata: ["peer": "\(peerID.shortDescription)"])
                     return
+                case .full:
+                    try? await outbound.write(.close(reason: "too many sessions"))  // Closing anyway.
+                    throw TransportError.handshakeFailed("\(configuration.maxSessions) sessions up, none to evict")
                 }
                 establishedPeer = peerID
                 let reason = await runSession(session, frames: &frames, outbound: outbound)
@@ -336,7 +403,7 @@ public actor SessionManager {
                     logger.info(
                         "session down",
                         metadata: ["peer": "\(info.name)", "id": "\(peerID.shortDescription)", "reason": "\(reason)"])
-                    eventContinuation.yield(.down(info, reason: reason))
+                    events.yield(.down(info, reason: reason))
                 }
             }
         } catch {
@@ -347,7 +414,7 @@ public actor SessionManager {
                 logger.debug(
                     "connection ended before a session", metadata: ["address": "\(remote)", "reason": "\(reason)"])
             }
-            if establishedPeer == nil { eventContinuation.yield(.refused(remoteAddress: remote, reason: reason)) }
+            if establishedPeer == nil { events.yield(.refused(remoteAddress: remote, reason: reason)) }
         }
         return establishedPeer
     }
@@ -362,6 +429,7 @@ public actor SessionManager {
         return await withTaskGroup(of: SessionTask.self) { group in
             group.addTask {
                 for await message in session.outgoing {
+                    session.dequeued()
                     do { try await outbound.write(message) } catch { break }
                 }
                 // Nothing more to send (closeAll or the session ended): close our side.
@@ -379,6 +447,8 @@ public actor SessionManager {
                     }
                     nonce += 1
                     session.enqueue(.ping(nonce: nonce))
+                    // Pairing or unpairing may have changed whether the peer is preferred.
+                    session.preferred = await self.isPreferred(peer)
                 }
                 return .keepalive
             }
@@ -422,7 +492,13 @@ public actor SessionManager {
     ) async throws -> String {
         let peer = session.info.peerID
         while let frame = try await frames.next() {
-            session.markInbound()
+            if case .message(.ping) = frame {
+                session.markInbound()
+            } else if case .message(.pong) = frame {
+                session.markInbound()
+            } else {
+                session.markInbound(used: true)
+            }
             switch frame {
             case .message(.ping(let nonce)):
                 session.enqueue(.pong(nonce: nonce))
@@ -434,7 +510,9 @@ public actor SessionManager {
                 session.enqueue(.error(.init(code: .malformedFrame, message: "hello after the handshake")))
                 return "second hello"
             case .message(let message):
-                eventContinuation.yield(.message(message, from: peer))
+                // Waits while the daemon has `events.frameCapacity` frames to process: this session's socket is
+                // then not read, and the peer slows down instead of losing frames.
+                await events.send(.message(message, from: peer))
             case .undecodable(let frame):
                 logger.notice(
                     "undecodable frame",
@@ -448,20 +526,42 @@ public actor SessionManager {
         return session.endReason ?? "connection closed"
     }
 
-    private func register(_ session: SessionHandle) -> Bool {
+    /// What `register(_:)` did with a new session.
+    private enum Registration {
+        case registered
+        /// Another connection to the same peer wins.
+        case duplicate
+        /// `maxSessions` are up and none may be evicted for this one.
+        case full
+    }
+
+    private func register(_ session: SessionHandle) -> Registration {
         let peer = session.info.peerID
         if let existing = sessions[peer] {
             let keepNew =
                 existing.dialer == session.dialer || session.dialer == min(identity.peerID, peer)
-            guard keepNew else { return false }
+            guard keepNew else { return .duplicate }
             existing.endReason = "replaced by a newer connection"
             existing.channel.close(promise: nil)
             sessions[peer] = session
             logger.debug("session replaced", metadata: ["peer": "\(peer.shortDescription)"])
             // Frames queued on the old session are gone with it: `up` again makes the daemon resend what the peer
             // has not acknowledged.
-            eventContinuation.yield(.up(session.info))
-            return true
+            events.yield(.up(session.info))
+            return .registered
+        }
+        if sessions.count >= configuration.maxSessions {
+            guard evictOne(for: session) else {
+                if let suppressed = unauthenticated.shouldLog(.sessionLimit) {
+                    logger.notice(
+                        "session limit reached and no session to evict; connection closed",
+                        metadata: [
+                            "peer": "\(peer.shortDescription)", "address": "\(session.info.remoteAddress)",
+                            "limit": "\(configuration.maxSessions)", "suppressed": "\(suppressed)",
+                        ])
+                }
+                return .full
+            }
         }
         sessions[peer] = session
         logger.info(
@@ -470,8 +570,49 @@ public actor SessionManager {
                 "peer": "\(session.info.name)", "id": "\(peer.shortDescription)",
                 "address": "\(session.info.remoteAddress)", "direction": "\(session.info.direction.rawValue)",
             ])
-        eventContinuation.yield(.up(session.info))
+        events.yield(.up(session.info))
+        return .registered
+    }
+
+    /// Makes room for `newcomer` at `maxSessions`: closes the session idle longest among the peers that are not
+    /// preferred (never a preferred peer's). False when there is none.
+    private func evictOne(for newcomer: SessionHandle) -> Bool {
+        guard let victim = evictionCandidate(for: newcomer.info.peerID) else { return false }
+        sessions.removeValue(forKey: victim.info.peerID)
+        victim.endReason = "evicted: \(configuration.maxSessions) sessions up"
+        victim.finishOutbound()
+        victim.channel.close(promise: nil)
+        if let suppressed = unauthenticated.shouldLog(.evicted) {
+            logger.notice(
+                "session limit reached; idlest session evicted",
+                metadata: [
+                    "peer": "\(victim.info.name)", "id": "\(victim.info.peerID.shortDescription)",
+                    "for": "\(newcomer.info.peerID.shortDescription)", "limit": "\(configuration.maxSessions)",
+                    "suppressed": "\(suppressed)",
+                ])
+        }
+        // Removed from `sessions` here, so its read loop's end does not report it: report it now.
+        events.yield(.down(victim.info, reason: "evicted"))
         return true
+    }
+
+    /// The session a new one from `peer` would evict: at `maxSessions`, when `peer` has none yet, the session idle
+    /// longest among those of peers not preferred.
+    private func evictionCandidate(for peer: PeerID) -> SessionHandle? {
+        guard sessions[peer] == nil, sessions.count >= configuration.maxSessions else { return nil }
+        return sessions.values.filter { !$0.preferred }.min { $0.lastUsed < $1.lastUsed }
+    }
+
+    /// Asks the predicate again about the session a new one from `peer` would evict, since its cached answer may
+    /// predate a pairing: until the candidate is confirmed as not preferred (or there is none), so that a peer
+    /// paired since its last keepalive is not evicted.
+    private nonisolated func confirmEvictionCandidate(for peer: PeerID) async {
+        for _ in 0..<configuration.maxSessions {
+            guard let candidate = await evictionCandidate(for: peer) else { return }
+            let preferred = await isPreferred(candidate.info.peerID)
+            candidate.preferred = preferred
+            if !preferred { return }
+        }
     }
 
     /// Removes a session; true if it was the current one for its peer.

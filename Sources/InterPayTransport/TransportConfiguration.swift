@@ -24,6 +24,16 @@ public struct TransportConfiguration: Sendable {
     public var reconnectBackoff: Backoff
     /// The most inbound connections that may be in TLS or waiting for `hello` at once; more are closed at once.
     public var maxUnauthenticated: Int
+    /// The most of those `maxUnauthenticated` places one source address may hold, so that one host cannot take them
+    /// all and keep every other peer out; nil for a quarter of `maxUnauthenticated` (at least one).
+    public var maxUnauthenticatedPerAddress: Int?
+    /// The most established sessions at once. A new session beyond it evicts the idlest session of a peer the
+    /// daemon does not prefer (see `SessionManager.preferPeers(_:)`), or is refused when there is none.
+    public var maxSessions: Int
+    /// The frames queued for one peer and not yet written that tell a peer that does not read: one that lets this
+    /// many pile up and reads nothing for 5 seconds, or lets eight times as many pile up, is disconnected. (A peer
+    /// that reads slowly may take a burst, such as the resend of a long outbox, beyond this bound.)
+    public var maxOutboundFrames: Int
 
     /// A configuration with the protocol's defaults.
     public init(
@@ -31,7 +41,8 @@ public struct TransportConfiguration: Sendable {
         capabilities: [String] = [], agent: String = "interpayd",
         handshakeTimeout: Duration = .seconds(5), keepaliveInterval: Duration = .seconds(15),
         maxFrameSize: Int = Limits.maxFrameSize, reconnectBackoff: Backoff = Backoff(),
-        maxUnauthenticated: Int = Self.defaultMaxUnauthenticated
+        maxUnauthenticated: Int = Self.defaultMaxUnauthenticated, maxUnauthenticatedPerAddress: Int? = nil,
+        maxSessions: Int = Self.defaultMaxSessions, maxOutboundFrames: Int = Self.defaultMaxOutboundFrames
     ) {
         self.displayName = displayName
         self.host = host
@@ -44,8 +55,22 @@ public struct TransportConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.reconnectBackoff = reconnectBackoff
         self.maxUnauthenticated = maxUnauthenticated
+        self.maxUnauthenticatedPerAddress = maxUnauthenticatedPerAddress
+        self.maxSessions = maxSessions
+        self.maxOutboundFrames = maxOutboundFrames
     }
 
     /// The default bound on connections that have not finished TLS and `hello`.
     public static let defaultMaxUnauthenticated = 64
+
+    /// The default bound on established sessions.
+    public static let defaultMaxSessions = 256
+
+    /// The default bound on frames queued for one peer.
+    public static let defaultMaxOutboundFrames = 1_024
+
+    /// The default share of the unauthenticated places one address may hold: a quarter, at least one.
+    public static func defaultMaxUnauthenticatedPerAddress(of limit: Int) -> Int {
+        max(1, limit / 4)
+    }
 }

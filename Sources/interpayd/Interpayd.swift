@@ -132,6 +132,19 @@ struct Interpayd: AsyncParsableCommand {
         let style = DaemonLogHandler.style(environment: environment)
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, style: style) }
         let logger = Logger(label: "interpayd")
+        switch FileDescriptorLimit.raiseSoftToHard() {
+        case .success(let limit):
+            logger.debug("open file limit", metadata: ["limit": "\(limit)"])
+        case .failure(let error):
+            logger.warning("cannot raise the open file limit; keeping the current one", metadata: ["error": "\(error)"])
+        }
+        let needed = FileDescriptorLimit.needed(
+            maxSessions: configuration.maxSessions, maxUnauthenticated: configuration.maxUnauthenticated)
+        if let limit = FileDescriptorLimit.current(), limit < needed {
+            logger.warning(
+                "the open file limit is below what limits.max_sessions and limits.max_unauthenticated may need; lower them or raise LimitNOFILE",
+                metadata: ["limit": "\(limit)", "needed": "\(needed)"])
+        }
         // SIGHUP does not reload the configuration (README): say so and carry on, instead of dying of it.
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())

@@ -64,6 +64,7 @@ struct ConfigurationTests {
                 max_pending_per_peer = 5
                 max_requests_per_minute = 30
                 max_unauthenticated = 8
+                max_sessions = 40
                 """)
         let configuration = effective.configuration
         #expect(configuration.name == "alice")
@@ -78,6 +79,7 @@ struct ConfigurationTests {
         #expect(configuration.handshakeTimeout == .seconds(3) && configuration.keepaliveInterval == .seconds(20))
         #expect(configuration.maxPendingPerPeer == 5 && configuration.maxRequestsPerMinute == 30)
         #expect(configuration.maxUnauthenticated == 8)
+        #expect(configuration.maxSessions == 40)
         #expect(effective.text.contains("max_requests_per_minute = 30"))
         #expect(
             effective.entries.filter { !$0.key.hasPrefix("rates.") }.allSatisfy { $0.source == .file(path: Self.path) })
@@ -186,6 +188,7 @@ struct ConfigurationTests {
             ("[limits]\nmax_pending_per_peer = 0\n", "limits.max_pending_per_peer", .file(path: path)),
             ("[limits]\nmax_requests_per_minute = -1\n", "limits.max_requests_per_minute", .file(path: path)),
             ("[limits]\nmax_unauthenticated = 0\n", "limits.max_unauthenticated", .file(path: path)),
+            ("[limits]\nmax_sessions = 0\n", "limits.max_sessions", .file(path: path)),
         ])
     func invalidValues(toml: String, key: String, source: ConfigSource) {
         do {
@@ -293,6 +296,14 @@ struct ConfigurationTests {
         #expect(all.name == "alice" && all.peers?.count == 2 && all.keepaliveInterval == 15)
         #expect(all.acceptFrom == "any")
         #expect(all.currency == "EUR" && all.ratesTimeout == 10 && all.ratesAPIKeyVariable == "INTERPAY_RATES_API_KEY")
+    }
+
+    @Test("limits.max_sessions is 256 by default, and --check-config shows it with its source")
+    func maxSessionsDefault() throws {
+        let effective = try Self.resolve()
+        #expect(effective.configuration.maxSessions == 256)
+        #expect(Self.source(effective, "limits.max_sessions") == .defaultValue)
+        #expect(effective.text.contains("max_sessions = 256"))
     }
 
     @Test("--check-config text shows each value with its source, in file order")

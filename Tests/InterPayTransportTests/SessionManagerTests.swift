@@ -174,6 +174,7 @@ struct SessionManagerTests {
     func unauthenticatedLimit() async throws {
         let bob = try await TestPeer(name: "Bob") {
             $0.maxUnauthenticated = 2
+            $0.maxUnauthenticatedPerAddress = 2
             $0.handshakeTimeout = .seconds(60)
         }
         var channels: [any Channel] = []

@@ -74,14 +74,22 @@ final class RawClient: Sendable {
     static let hello = PaymentMessage.Hello(
         minVersion: 1, maxVersion: 1, name: "Raw", capabilities: [], agent: "test")
 
-    init(port: Int) async throws {
+    /// Connects from `source` (a loopback address other than 127.0.0.1 makes another host), with a small receive
+    /// buffer when `receiveBufferSize` is given.
+    init(port: Int, source: String? = nil, receiveBufferSize: Int? = nil) async throws {
         directory = try TemporaryDirectory()
         let identity = try Identity.loadOrCreate(in: directory.url)
         id = identity.peerID
         let context = try NIOSSLContext(configuration: .interPay(identity: identity, server: false))
         let received = ReceivedBytes()
         self.received = received
-        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        if let receiveBufferSize {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: .init(receiveBufferSize))
+        }
+        channel =
+            try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
@@ -100,6 +108,16 @@ final class RawClient: Sendable {
 
     func send(_ bytes: [UInt8]) async throws {
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    /// Sends `message` as a frame.
+    func send(_ message: PaymentMessage) async throws {
+        try await send(FrameCodec().encode(message))
+    }
+
+    /// Stops reading from the socket: what the server sends piles up in the kernel buffers and then in the server.
+    func stopReading() async throws {
+        try await channel.setOption(.autoRead, value: false).get()
     }
 
     /// The complete frames received so far, decoded (undecodable ones left out).

@@ -1,0 +1,340 @@
+import Foundation
+import InterPayCore
+import InterPayTestSupport
+import Logging
+import NIOCore
+import NIOEmbedded
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import InterPayTransport
+
+/// The bounds that keep a hostile or slow peer from exhausting the daemon: sessions, inbound and outbound queues,
+/// unauthenticated places per address, and no TLS session resumption.
+@Suite("Bounded sessions and queues", .serialized)
+struct BoundsTests {
+    // MARK: Session limit
+
+    /// Brings up a session from `client` to `server` and stops redialing it (so that an evicted client stays out).
+    private func connect(_ client: TestPeer, to server: TestPeer) async {
+        await client.manager.maintainConnection(
+            key: "server", host: "127.0.0.1", port: server.port, expectedPeerID: server.id)
+        await eventually("\(client.id.shortDescription) up") {
+            await server.manager.currentSessions().contains { $0.peerID == client.id }
+        }
+        await client.manager.stopMaintaining(key: "server")
+    }
+
+    @Test("at the session limit the idlest unpreferred session is evicted, a preferred one never")
+    func evictionOrder() async throws {
+        let server = try await TestPeer(name: "Server") { $0.maxSessions = 3 }
+        let paired = try await TestPeer(name: "Paired")
+        let preferred = paired.id
+        server.manager.preferPeers { $0 == preferred }
+        let first = try await TestPeer(name: "First")
+        let second = try await TestPeer(name: "Second")
+        await connect(paired, to: server)
+        await connect(first, to: server)
+        await connect(second, to: server)
+        // `first` talks after `second` came up: `second` is now the idlest unpaired session.
+        let frame = PaymentMessage.accept(.init(messageID: UUID(), paymentID: UUID()))
+        #expect(await first.manager.send(frame, to: server.id))
+        await eventually("the server has the frame") { server.messages().count == 1 }
+
+        let third = try await TestPeer(name: "Third")
+        await connect(third, to: server)
+        var ids = Set(await server.manager.currentSessions().map(\.peerID))
+        #expect(ids == [paired.id, first.id, third.id])
+        #expect(
+            server.events.contains {
+                if case .down(let info, "evicted") = $0 { info.peerID == second.id } else { false }
+            })
+
+        // A flood of fresh keys: the paired peer's session stays, the count never passes the limit.
+        var flood: [TestPeer] = []
+        for index in 0..<6 {
+            let peer = try await TestPeer(name: "Fresh\(index)")
+            await connect(peer, to: server)
+            flood.append(peer)
+            let count = await server.manager.currentSessions().count
+            #expect(count <= 3)
+        }
+        ids = Set(await server.manager.currentSessions().map(\.peerID))
+        #expect(ids.contains(paired.id))
+        #expect(ids.contains(flood[5].id))
+        for peer in [server, paired, first, second, third] + flood { await peer.stop() }
+    }
+
+    @Test("at the session limit with only preferred sessions, a new unpreferred peer is refused")
+    func refusedWhenAllPreferred() async throws {
+        let server = try await TestPeer(name: "Server") { $0.maxSessions = 1 }
+        let paired = try await TestPeer(name: "Paired")
+        let preferred = paired.id
+        server.manager.preferPeers { $0 == preferred }
+        await connect(paired, to: server)
+        let stranger = try await TestPeer(name: "Stranger")
+        await stranger.manager.maintainConnection(
+            key: "server", host: "127.0.0.1", port: server.port, expectedPeerID: server.id)
+        await eventually("the stranger is refused") {
+            server.refusals().contains { $0.contains("sessions up, none to evict") }
+        }
+        await stranger.manager.stopMaintaining(key: "server")
+        #expect(await server.manager.currentSessions().map(\.peerID) == [paired.id])
+        for peer in [server, paired, stranger] { await peer.stop() }
+    }
+
+    // MARK: Inbound: no frame lost
+
+    @Test("the event queue holds at most its capacity of frames, loses none, and never holds back up and down")
+    func eventQueue() async throws {
+        let events = SessionEvents(frameCapacity: 4)
+        let peer = PeerID(subjectPublicKeyInfoDER: [1])
+        let frames = (0..<50).map { _ in PaymentMessage.accept(.init(messageID: UUID(), paymentID: UUID())) }
+        let producer = Task {
+            for frame in frames { await events.send(.message(frame, from: peer)) }
+        }
+        await eventually("the queue fills") { events.waitingFrames == 4 }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(events.waitingFrames == 4, "the sender waits instead of adding a fifth frame")
+        var received: [PaymentMessage] = []
+        for await event in events {
+            if case .message(let message, _) = event { received.append(message) }
+            #expect(events.waitingFrames <= 4)
+            if received.count == frames.count { break }
+        }
+        await producer.value
+        #expect(received == frames)
+        events.finish()
+    }
+
+    @Test("10 peers × 600 frames to a slow consumer: every frame arrives, in order per peer")
+    func flood() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var logger = Logger(label: "test.flood")
+        logger.logLevel = .critical
+        var configuration = TransportConfiguration(displayName: "Server", host: "127.0.0.1")
+        configuration.maxOutboundFrames = 4_096
+        let server = try SessionManager(
+            identity: try Identity.loadOrCreate(in: directory.url), configuration: configuration, logger: logger)
+        let port = try await server.start()
+        // Cancelled at the end of the test: its error then is the cancellation.
+        let run = Task { _ = try? await server.run() }
+        let received = Mutex<[PeerID: [UUID]]>([:])
+        let peak = Mutex(0)
+        let consume = Task {
+            var count = 0
+            for await event in server.events {
+                guard case .message(let message, let peer) = event, let id = message.messageID else { continue }
+                received.withLock { $0[peer, default: []].append(id) }
+                peak.withLock { $0 = max($0, server.events.waitingFrames) }
+                count += 1
+                // A consumer much slower than the peers (the ledger's commits).
+                // A cancelled sleep only ends the pause early.
+                if count % 50 == 0 { try? await Task.sleep(for: .milliseconds(20)) }
+            }
+        }
+        var clients: [TestPeer] = []
+        var sent: [PeerID: [UUID]] = [:]
+        for index in 0..<10 {
+            let client = try await TestPeer(name: "Client\(index)") { $0.maxOutboundFrames = 1_000 }
+            await client.manager.maintainConnection(
+                key: "server", host: "127.0.0.1", port: port, expectedPeerID: server.identity.peerID)
+            clients.append(client)
+        }
+        await eventually("all up") { await server.currentSessions().count == 10 }
+        await withTaskGroup(of: (PeerID, [UUID]).self) { group in
+            for client in clients {
+                group.addTask {
+                    var ids: [UUID] = []
+                    for _ in 0..<600 {
+                        let id = UUID()
+                        let sent = await client.manager.send(
+                            .accept(.init(messageID: id, paymentID: UUID())), to: server.identity.peerID)
+                        if sent { ids.append(id) }
+                    }
+                    return (client.id, ids)
+                }
+            }
+            for await (peer, ids) in group { sent[peer] = ids }
+        }
+        #expect(sent.values.map(\.count).reduce(0, +) == 6_000)
+        await eventually("every frame arrives", timeout: .seconds(60)) {
+            received.withLock { $0.values.map(\.count).reduce(0, +) } >= 6_000
+        }
+        let got = received.withLock { $0 }
+        for (peer, ids) in sent { #expect(got[peer] == ids, "frames of \(peer.shortDescription) lost or reordered") }
+        #expect(peak.withLock { $0 } <= server.events.frameCapacity + 10)
+        for client in clients { await client.stop() }
+        run.cancel()
+        await run.value
+        consume.cancel()
+        await consume.value
+    }
+
+    // MARK: Outbound bound
+
+    @Test("a peer that floods pings and never reads is disconnected once its outbound queue fills")
+    func nonReadingPeer() async throws {
+        let server = try await TestPeer(name: "Server") { $0.maxOutboundFrames = 64 }
+        let client = try await RawClient(port: server.port, receiveBufferSize: 4_096)
+        try await client.send(.hello(RawClient.hello))
+        await eventually("session up") { server.upPeers() == [client.id] }
+        try await client.stopReading()
+        let ping = try FrameCodec().encode(.ping(nonce: 1))
+        let batch = Array([[UInt8]](repeating: ping, count: 1_000).joined())
+        var sent = 0
+        while client.channel.isActive, sent < 2_000_000 {
+            do { try await client.send(batch) } catch { break }
+            sent += 1_000
+        }
+        await eventually("the server closes the session", timeout: .seconds(30)) {
+            server.events.contains {
+                if case .down(_, let reason) = $0 { reason.contains("peer not reading") } else { false }
+            }
+        }
+        #expect(!client.channel.isActive || sent < 2_000_000)
+        try? await client.channel.close()  // It may be closed already: either way it is gone.
+        await server.stop()
+    }
+
+    @Test("a burst beyond the outbound bound to a peer that reads slowly is delivered, not cut off")
+    func slowReaderBurst() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var logger = Logger(label: "test.burst")
+        logger.logLevel = .critical
+        let server = try SessionManager(
+            identity: try Identity.loadOrCreate(in: directory.url),
+            configuration: TransportConfiguration(displayName: "Server", host: "127.0.0.1"), logger: logger)
+        let port = try await server.start()
+        // Cancelled at the end of the test: its error then is the cancellation.
+        let run = Task { _ = try? await server.run() }
+        let received = Mutex(0)
+        let consume = Task {
+            for await event in server.events {
+                guard case .message = event else { continue }
+                let count = received.withLock { count in
+                    count += 1
+                    return count
+                }
+                // A cancelled sleep only ends the pause early.
+                if count % 100 == 0 { try? await Task.sleep(for: .milliseconds(50)) }
+            }
+        }
+        let client = try await TestPeer(name: "Client") { $0.maxOutboundFrames = 100 }
+        await client.manager.maintainConnection(
+            key: "server", host: "127.0.0.1", port: port, expectedPeerID: server.identity.peerID)
+        await eventually("up") { await server.currentSessions().count == 1 }
+        var sent = 0
+        for _ in 0..<600 {
+            let frame = PaymentMessage.accept(.init(messageID: UUID(), paymentID: UUID()))
+            if await client.manager.send(frame, to: server.identity.peerID) { sent += 1 }
+        }
+        #expect(sent == 600, "the client's queue took the burst")
+        await eventually("every frame arrives", timeout: .seconds(30)) { received.withLock { $0 } == 600 }
+        #expect(!client.events.contains { if case .down = $0 { true } else { false } }, "the session stayed up")
+        await client.stop()
+        run.cancel()
+        await run.value
+        consume.cancel()
+        await consume.value
+    }
+
+    @Test("the outbound queue: beyond its bound only while the writer makes progress, never beyond eight times it")
+    func outboundQueueRules() async throws {
+        var logger = Logger(label: "test.queue")
+        logger.logLevel = .critical
+        let info = SessionInfo(
+            peerID: PeerID(subjectPublicKeyInfoDER: [2]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
+            direction: .inbound, since: Date(), capabilities: [])
+        let ping = PaymentMessage.ping(nonce: 1)
+
+        // A writer that keeps taking frames: the queue may pass its bound, up to the hard bound.
+        let reading = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .seconds(60))
+        for _ in 0..<32 { #expect(reading.enqueue(ping)) }
+        #expect(reading.queued == 32)
+        #expect(!reading.enqueue(ping), "the hard bound (8 × 4) is reached: the session is closed")
+        #expect(reading.endReason?.contains("peer not reading") == true)
+        #expect(!reading.enqueue(ping))
+
+        // A writer that took nothing for longer than the stall timeout: full at the bound.
+        let stalled = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .milliseconds(50))
+        for _ in 0..<4 { #expect(stalled.enqueue(ping)) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!stalled.enqueue(ping), "the bound is reached and the writer is stalled: the session is closed")
+
+        // Progress by the writer lets the queue pass the bound again.
+        let progressing = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .milliseconds(50))
+        for _ in 0..<4 { #expect(progressing.enqueue(ping)) }
+        try await Task.sleep(for: .milliseconds(100))
+        progressing.dequeued()
+        #expect(progressing.enqueue(ping) && progressing.enqueue(ping))
+    }
+
+    // MARK: Unauthenticated places per address
+
+    @Test("one address holds at most its share of the unauthenticated places; another still connects")
+    func perAddressPlaces() async throws {
+        let server = try await TestPeer(name: "Server") {
+            $0.maxUnauthenticated = 8
+            $0.handshakeTimeout = .seconds(60)
+        }
+        // 127.0.0.1 opens 8 idle connections: only its share (2 of 8) stay; the rest are closed at once.
+        var idle: [any Channel] = []
+        for _ in 0..<8 {
+            idle.append(
+                try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: server.port).get())
+        }
+        await eventually("six of eight closed") { idle.count { !$0.isActive } == 6 }
+        #expect(idle.count { $0.isActive } == 2)
+        // Another host (127.0.0.2) still gets a session.
+        let other = try await RawClient(port: server.port, source: "127.0.0.2")
+        try await other.send(.hello(RawClient.hello))
+        await eventually("the other host's session is up") { server.upPeers() == [other.id] }
+        for channel in idle where channel.isActive { try await channel.close() }
+        try await other.channel.close()
+        await server.stop()
+    }
+
+    @Test("per-address places: the share is counted per address and given back on release")
+    func perAddressCounting() throws {
+        let places = UnauthenticatedConnections(limit: 4, perAddressLimit: 2)
+        let a1 = try places.admit(from: "10.0.0.1").get()
+        _ = try places.admit(from: "10.0.0.1").get()
+        #expect(throws: UnauthenticatedConnections.Refusal.addressFull) { try places.admit(from: "10.0.0.1").get() }
+        _ = try places.admit(from: "10.0.0.2").get()
+        _ = try places.admit(from: "10.0.0.3").get()
+        #expect(throws: UnauthenticatedConnections.Refusal.full) { try places.admit(from: "10.0.0.4").get() }
+        a1.release()
+        #expect(places.count(from: "10.0.0.1") == 1)
+        _ = try places.admit(from: "10.0.0.1").get()
+    }
+
+    @Test("open connections are bounded in every stage: a session or a closing connection keeps its place")
+    func openLimit() throws {
+        let places = UnauthenticatedConnections(limit: 4, perAddressLimit: 4, openLimit: 2)
+        let session = try places.admit(from: "10.0.0.1").get()
+        let closing = try places.admit(from: "10.0.0.2").get()
+        session.release()  // handshake done: the unauthenticated place is free, the connection still open
+        closing.release()
+        #expect(places.count == 0 && places.openCount == 2)
+        #expect(throws: UnauthenticatedConnections.Refusal.open) { try places.admit(from: "10.0.0.3").get() }
+        closing.closed()
+        closing.closed()
+        #expect(places.openCount == 1)
+        let next = try places.admit(from: "10.0.0.3").get()
+        next.closed()
+        #expect(places.count == 0 && places.openCount == 1)
+        session.closed()
+        #expect(places.openCount == 0)
+    }
+}
