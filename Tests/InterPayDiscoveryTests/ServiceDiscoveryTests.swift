@@ -21,9 +21,10 @@ struct ServiceDiscoveryTests {
             advertisement: Advertisement(name: "Ana", port: 7420, peerID: try TestEnvironment.peerID(1), versions: [1]),
             ownPeerID: nil, logger: RecordingLogHandler.logger("test"))
         let recorder = EventRecorder(discovery.events())
-        let unavailable = await recorder.first(within: .seconds(3)) { $0.isUnavailable }
-        let event = try #require(unavailable, "no .unavailable within 3 s")
-        #expect(event.at - recorder.started < .seconds(2))
+        // Generous: the machine may be busy. "At once" is what comes first, not how fast (timings are benchmarks').
+        let unavailable = await recorder.first(within: .seconds(30)) { $0.isUnavailable }
+        let event = try #require(unavailable, "no .unavailable within 30 s")
+        #expect(await recorder.events.first?.isUnavailable == true, "something came before .unavailable")
         guard case .unavailable(let reason) = event.event else { return }
         #expect(reason.contains("avahi-daemon is not reachable"))
         #expect(reason.contains("-65537"))
