@@ -123,8 +123,9 @@ public struct Identity: Sendable {
 }
 
 extension PeerID {
-    /// The peer ID of the key in a TLS certificate.
+    /// The peer ID of the key in a TLS certificate: the SHA-256 of its SubjectPublicKeyInfo as the certificate
+    /// encodes it, which must be canonical P-256 (`CertificateKey`).
     public init(certificate: NIOSSLCertificate) throws {
-        self.init(subjectPublicKeyInfoDER: try certificate.extractPublicKey().toSPKIBytes())
+        self.init(subjectPublicKeyInfoDER: try CertificateKey.canonicalSPKI(of: certificate))
     }
 }

@@ -8,18 +8,24 @@ package import NIOSSL
 /// Verifies the peer's TLS certificate the InterPay way: no certificate authorities, the key is the identity.
 ///
 /// A certificate is accepted as proof of its key (TLS has already checked that the peer holds the private key) if
-/// that key is P-256 in its canonical uncompressed form (PROTOCOL.md §3.3); when the ID to expect is known (the
-/// dialing side), the key must hash to it.
+/// that key, as the certificate encodes it, is P-256 in its canonical form (`CertificateKey`, PROTOCOL.md §3.3);
+/// when the ID to expect is known (the dialing side), those bytes must hash to it.
 struct PeerVerifier: Sendable {
     let expected: PeerID?
     let logger: Logger
 
     var callback: NIOSSLCustomVerificationCallback {
         { [expected, logger] certificates, promise in
-            guard let leaf = certificates.first, let spki = try? leaf.extractPublicKey().toSPKIBytes(),
-                let key = try? P256.Signing.PublicKey(derRepresentation: spki), key.derRepresentation == Data(spki)
-            else {
-                logger.warning("peer certificate key is not P-256; connection refused")
+            guard let leaf = certificates.first else {
+                logger.warning("peer sent no certificate; connection refused")
+                promise.succeed(.failed)
+                return
+            }
+            let spki: [UInt8]
+            do {
+                spki = try CertificateKey.canonicalSPKI(of: leaf)
+            } catch {
+                logger.warning("peer certificate refused: \(error)")
                 promise.succeed(.failed)
                 return
             }
