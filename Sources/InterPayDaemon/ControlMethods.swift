@@ -100,7 +100,19 @@ struct ControlMethods: ControlHandler {
                     "trust": await trust(peer.peerID, trusted: trusted),
                 ]))
         }
-        return .object(["peers": .array(rows)])
+        var statics: [JSONValue] = []
+        for peer in configuration.staticPeers {
+            let pinned = peer.peerID == nil ? try await database.staticPin(address: peer.address) : nil
+            statics.append(
+                .object([
+                    "address": .string(peer.address),
+                    "peerID": (peer.peerID ?? pinned).map { .string($0.description) } ?? .null,
+                    "pin": .string(peer.peerID != nil ? "configured" : pinned != nil ? "first-seen" : "none"),
+                    "refusedID": sessions.refusedPeerID(forKey: peer.dialKey).map { .string($0.description) }
+                        ?? .null,
+                ]))
+        }
+        return .object(["peers": .array(rows), "static": .array(statics)])
     }
 
     /// `trust` of a peer in `peers` and `pair`: paired or unverified, and the pairing in progress if any.
@@ -148,13 +160,22 @@ struct ControlMethods: ControlHandler {
         ])
     }
 
-    /// `untrust {peer}`: forgets a pairing.
+    /// `untrust {peer}`: forgets a pairing, and the key pinned for it at any static peer address (so that the next
+    /// key seen there is pinned instead: a static peer whose key really changed).
     private func untrust(_ params: Params) async throws -> JSONValue {
         let peer = try await resolvePeer(try params.required("peer"), requireSession: false)
-        guard try await pairing.untrust(peer) else {
-            throw RPCError.notFound("\(peer.shortDescription) is not paired")
+        let unpaired = try await pairing.untrust(peer)
+        let addresses = try await database.unpinStatic(peer)
+        for static_ in configuration.staticPeers where addresses.contains(static_.address) {
+            await sessions.resetPin(forKey: static_.dialKey, expectedPeerID: static_.peerID)
         }
-        return .object(["id": .string(peer.description), "shortID": .string(peer.shortDescription), "untrusted": true])
+        guard unpaired || !addresses.isEmpty else {
+            throw RPCError.notFound("\(peer.shortDescription) is neither paired nor pinned at a static address")
+        }
+        return .object([
+            "id": .string(peer.description), "shortID": .string(peer.shortDescription), "untrusted": .bool(unpaired),
+            "unpinned": .array(addresses.map(JSONValue.string)),
+        ])
     }
 
     /// `rename {peer, name}`: the name a paired peer is shown under here, whatever it announces.

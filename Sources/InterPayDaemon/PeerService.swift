@@ -41,8 +41,18 @@ struct PeerService: Service {
                 "discovery": "\(configuration.discoveryEnabled ? "on" : "off")",
             ])
         for peer in configuration.staticPeers {
+            var expected = peer.peerID
+            if expected == nil {
+                do {
+                    expected = try await database.staticPin(address: peer.address)
+                } catch {
+                    // Without the stored pin the first key seen is pinned again, in memory: say so.
+                    logger.error(
+                        "cannot read the pinned key of a static peer", metadata: ["peer": "\(peer)", "error": "\(error)"])
+                }
+            }
             await sessions.maintainConnection(
-                key: "static \(peer.address)", host: peer.host, port: peer.port, expectedPeerID: peer.peerID)
+                key: peer.dialKey, host: peer.host, port: peer.port, expectedPeerID: expected)
         }
 
         // Either graceful shutdown or a failed listener stops everything; a failed listener also fails the service
@@ -123,6 +133,7 @@ struct PeerService: Service {
             case .delivered:
                 break
             case .peerUp(let info), .peerDown(let info):
+                if case .peerUp = event { await persistStaticPins() }
                 let up = if case .peerUp = event { true } else { false }
                 broadcaster.publish(
                     .object([
@@ -132,6 +143,23 @@ struct PeerService: Service {
                             "shortID": .string(info.peerID.shortDescription), "address": .string(info.remoteAddress),
                         ]),
                     ]))
+            }
+        }
+    }
+
+    /// Keeps in the ledger the key each static peer without a configured ID pinned on first contact, so that a
+    /// different key at that address is refused after a restart too.
+    private func persistStaticPins() async {
+        for peer in configuration.staticPeers where peer.peerID == nil {
+            guard let pinned = await sessions.pinnedPeerID(forKey: peer.dialKey) else { continue }
+            do {
+                if try await database.pinStatic(address: peer.address, to: pinned, at: .now) {
+                    logger.notice(
+                        "static peer pinned to the key first seen there",
+                        metadata: ["peer": "\(peer.address)", "id": "\(pinned.shortDescription)"])
+                }
+            } catch {
+                logger.error("cannot store a static peer's pin", metadata: ["peer": "\(peer)", "error": "\(error)"])
             }
         }
     }

@@ -50,5 +50,8 @@ public struct StaticPeer: Sendable, Hashable, CustomStringConvertible {
     /// `HOST:PORT` (`[IPv6]:PORT`), without the ID: the address, which names the dial target.
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
+    /// The session manager's key of its dial target.
+    var dialKey: String { "static \(address)" }
+
     public var description: String { peerID.map { "\($0)@\(address)" } ?? address }
 }

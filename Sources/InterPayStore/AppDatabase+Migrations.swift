@@ -14,6 +14,7 @@ extension AppDatabase {
         migrator.registerMigration("v5-pairing-lockouts", migrate: migrateV5PairingLockouts)
         migrator.registerMigration("v6-due-payments", migrate: migrateV6DuePayments)
         migrator.registerMigration("v7-send-keys", migrate: migrateV7SendKeys)
+        migrator.registerMigration("v8-static-pins", migrate: migrateV8StaticPins)
         return migrator
     }
 
@@ -268,5 +269,18 @@ extension AppDatabase {
                 .check(sql: "typeof(createdAt) = 'integer'")
         }
         try db.create(index: "sendKey_on_createdAt", on: "sendKey", columns: ["createdAt"])
+    }
+
+    /// The key first seen at each static peer's address (`--peer HOST:PORT` without an ID), so that a different key
+    /// there is refused after a restart too, until `interpay untrust`.
+    private static func migrateV8StaticPins(_ db: Database) throws {
+        try db.create(table: "staticPin") { t in
+            t.primaryKey("address", .text)
+                .check(sql: "length(address) BETWEEN 1 AND 300")
+            t.column("peerID", .text).notNull()
+                .check(sql: "length(peerID) = 63")
+            t.column("pinnedAt", .integer).notNull()
+                .check(sql: "typeof(pinnedAt) = 'integer'")
+        }
     }
 }

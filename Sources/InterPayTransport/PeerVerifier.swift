@@ -13,9 +13,11 @@ package import NIOSSL
 struct PeerVerifier: Sendable {
     let expected: PeerID?
     let logger: Logger
+    /// Told the ID of a key that was refused because it is not the expected one.
+    var onMismatch: @Sendable (PeerID) -> Void = { _ in }
 
     var callback: NIOSSLCustomVerificationCallback {
-        { [expected, logger] certificates, promise in
+        { [expected, logger, onMismatch] certificates, promise in
             guard let leaf = certificates.first else {
                 logger.warning("peer sent no certificate; connection refused")
                 promise.succeed(.failed)
@@ -34,6 +36,7 @@ struct PeerVerifier: Sendable {
                 logger.warning(
                     "peer key does not match its advertised ID; connection refused",
                     metadata: ["expected": "\(expected)", "actual": "\(actual)"])
+                onMismatch(actual)
                 promise.succeed(.failed)
                 return
             }

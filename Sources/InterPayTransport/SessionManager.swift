@@ -39,6 +39,8 @@ public actor SessionManager {
     private nonisolated let codec: FrameCodec
     private nonisolated let unauthenticated: UnauthenticatedConnections
     private nonisolated let preference = Mutex<(@Sendable (PeerID) async -> Bool)?>(nil)
+    /// Per dial target, the last key refused for not being the one expected (`refusedPeerID(forKey:)`).
+    private nonisolated let refusedKeys = RefusedKeys()
     private let group: MultiThreadedEventLoopGroup
 
     private var server: NIOAsyncChannel<PendingConnection, Never>?
@@ -150,6 +152,37 @@ public actor SessionManager {
         targets.removeValue(forKey: key)
     }
 
+    /// Pins the key of a target that expected none, as soon as its first session is up (not when it ends).
+    private func pin(_ peerID: PeerID, forKey key: String) {
+        guard targets[key]?.expectedPeerID == nil else { return }
+        targets[key]?.expectedPeerID = peerID
+        targets[key]?.pinnedPeerID = peerID
+    }
+
+    /// The peer ID a target without an expected ID pinned on first contact, if any.
+    public func pinnedPeerID(forKey key: String) -> PeerID? {
+        targets[key]?.pinnedPeerID
+    }
+
+    /// Forgets a target's pinned ID and expects `expectedPeerID` (nil: pin the next key seen), e.g. after
+    /// `interpay untrust` of a static peer whose key changed.
+    public func resetPin(forKey key: String, expectedPeerID: PeerID?) {
+        guard var target = targets[key] else { return }
+        target.pinnedPeerID = nil
+        target.expectedPeerID = expectedPeerID
+        nextGeneration += 1
+        target.generation = nextGeneration
+        targets[key] = target
+        refusedKeys.state.withLock { $0[key] = nil }
+        dialCommands?.yield(key)
+    }
+
+    /// The last key a target refused because it was not the expected one (a static peer whose key changed, an
+    /// impostor at an announced address), until the target's pin is reset.
+    public nonisolated func refusedPeerID(forKey key: String) -> PeerID? {
+        refusedKeys.state.withLock { $0[key] }
+    }
+
     /// Sends a frame on the session with `peer`; false when there is no session.
     @discardableResult
     public func send(_ message: PaymentMessage, to peer: PeerID) -> Bool {
@@ -184,7 +217,7 @@ public actor SessionManager {
                 try? await Task.sleep(for: .milliseconds(500))
                 if sessions[id] != nil { continue }
             }
-            let outcome = await dial(target)
+            let outcome = await dial(target, key: key)
             if case .session(let peerID) = outcome, target.expectedPeerID == nil {
                 targets[key]?.expectedPeerID = peerID
                 targets[key]?.pinnedPeerID = peerID
@@ -201,16 +234,18 @@ public actor SessionManager {
     }
 
     /// Dials once and runs the session until it ends.
-    private func dial(_ target: DialTarget) async -> DialOutcome {
+    private func dial(_ target: DialTarget, key: String) async -> DialOutcome {
         let address = "\(target.host):\(target.port)"
         do {
             let connection = try await ClientBootstrap(group: group)
                 .connectTimeout(.seconds(5))
                 .channelOption(.socketOption(.so_keepalive), value: 1)
                 .connect(host: target.host, port: target.port) { channel in
-                    self.configurePipeline(channel, expectedPeerID: target.expectedPeerID)
+                    self.configurePipeline(channel, expectedPeerID: target.expectedPeerID, dialKey: key)
                 }
-            if let peerID = await handle(connection, direction: .outbound, expected: target.expectedPeerID) {
+            if let peerID = await handle(
+                connection, direction: .outbound, expected: target.expectedPeerID, dialKey: key)
+            {
                 return .session(peerID)
             }
             return .failed
@@ -232,7 +267,7 @@ public actor SessionManager {
 
     /// Sets up TLS, framing and the handshake deadline on a new channel (runs on its event loop).
     private nonisolated func configurePipeline(
-        _ channel: any Channel, expectedPeerID: PeerID?
+        _ channel: any Channel, expectedPeerID: PeerID?, dialKey: String? = nil
     )
         -> EventLoopFuture<PendingConnection>
     {
@@ -274,7 +309,10 @@ public actor SessionManager {
             channel.closeFuture.whenComplete { _ in admitted.closed() }
         }
         return channel.eventLoop.makeCompletedFuture { [slot] in
-            let verify = PeerVerifier(expected: expectedPeerID, logger: logger)
+            let refusedKeys = self.refusedKeys
+            let verify = PeerVerifier(expected: expectedPeerID, logger: logger) { actual in
+                if let dialKey { refusedKeys.state.withLock { $0[dialKey] = actual } }
+            }
             // A fresh server context per connection: its session cache and ticket key are its own, so no earlier
             // connection's session can be resumed (PROTOCOL.md §3.3).
             let tls: any ChannelHandler =
@@ -320,7 +358,7 @@ public actor SessionManager {
     /// Runs one connection: handshake, then the session until it ends. Returns the peer ID if a session came up.
     @discardableResult
     private nonisolated func handle(
-        _ pending: PendingConnection, direction: SessionInfo.Direction, expected: PeerID?
+        _ pending: PendingConnection, direction: SessionInfo.Direction, expected: PeerID?, dialKey: String? = nil
     ) async
         -> PeerID?
     {
@@ -376,6 +414,8 @@ public actor SessionManager {
                     throw TransportError.peerIDMismatch(expected: expected, actual: peerID)
                 }
                 guard peerID != identity.peerID else { throw TransportError.connectedToSelf }
+                // Pinned before the session is announced, so that whoever hears of it can read the pin.
+                if let dialKey, expected == nil { await pin(peerID, forKey: dialKey) }
                 pending.deadline.cancel()
                 pending.slot?.release()
 
@@ -629,6 +669,11 @@ public actor SessionManager {
         }
         return try PeerID(certificate: certificate)
     }
+}
+
+/// Per dial target, the last key refused for not being the expected one; shared with the connections' verifiers.
+final class RefusedKeys: Sendable {
+    let state = Mutex<[String: PeerID]>([:])
 }
 
 /// A peer address the manager keeps a session with.

@@ -18,6 +18,14 @@ struct Peers: AsyncParsableCommand {
                     Formatting.localTime(peer.field("lastSeen")?.integer))
             }
             table.print()
+            for item in peers.field("static")?.items ?? [] {
+                guard let refused = item.field("refusedID")?.text else { continue }
+                let expected = item.string("peerID", "?")
+                print(
+                    "static peer \(item.string("address")): a different key (\(refused.prefix(7))) was refused; it "
+                        + "expects \(expected.prefix(7)). If that peer's key really changed: interpay untrust "
+                        + "\(expected.prefix(7))")
+            }
         }
     }
 }

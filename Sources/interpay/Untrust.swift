@@ -4,8 +4,12 @@ import InterPayControl
 /// `interpay untrust`
 struct Untrust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Forget the pairing with a peer: it is shown as unverified again.",
-        discussion: "Exit 4 if the peer is unknown or not paired.")
+        abstract: "Forget the pairing with a peer, and the key pinned for it at a static peer address.",
+        discussion: """
+            The peer is shown as unverified again. A static peer (--peer HOST:PORT) pins the first key it sees; \
+            when that peer's key really changed, untrust the old one and the next key seen is pinned. Exit 4 if \
+            the peer is unknown, or neither paired nor pinned.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -15,7 +19,11 @@ struct Untrust: AsyncParsableCommand {
     func run() async throws {
         let result = try await global.call("untrust", ["peer": .string(peer)])
         global.output(result) {
-            print("\(peer) (\(result.string("shortID"))) is no longer paired.")
+            var done: [String] = []
+            if result.field("untrusted") == .bool(true) { done.append("is no longer paired") }
+            let addresses = result.field("unpinned")?.items.compactMap(\.text) ?? []
+            if !addresses.isEmpty { done.append("is no longer pinned at \(addresses.joined(separator: ", "))") }
+            print("\(peer) (\(result.string("shortID"))) \(done.joined(separator: " and ")).")
         }
     }
 }

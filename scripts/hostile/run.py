@@ -47,9 +47,10 @@ class Harness:
         """A fresh P-256 key and certificate of the attacker's own: {"key", "cert", "id"}."""
         return wire.make_identity(self.work, name)
 
-    def daemon(self, name, config="", args=()):
-        """Starts interpayd `name` on 127.0.0.1 with its own state directory, socket and log, the given TOML
-        configuration and extra arguments; returns an interpay_wire.Daemon once its control socket answers."""
+    def daemon(self, name, config="", args=(), port=0):
+        """Starts interpayd `name` on 127.0.0.1 (on `port`, 0 for any) with its own state directory, socket and log,
+        the given TOML configuration and extra arguments; returns an interpay_wire.Daemon once its control socket
+        answers. Starting a name again reuses its state directory (a restart)."""
         state = os.path.join(self.work, name)
         os.makedirs(state, exist_ok=True)
         config_path = os.path.join(self.work, name + ".toml")
@@ -57,10 +58,10 @@ class Harness:
             file.write(config)
         socket_path = os.path.join(self.work, name + ".sock")
         log_path = os.path.join(self.work, name + ".log")
-        log = open(log_path, "wb")
+        log = open(log_path, "ab")
         process = subprocess.Popen(
             [self.daemon_binary, "--config", config_path, "--name", name, "--no-discovery", "--listen", "127.0.0.1",
-             "--port", "0", "--state-dir", state, "--socket", socket_path, *args],
+             "--port", str(port), "--state-dir", state, "--socket", socket_path, *args],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + 30
