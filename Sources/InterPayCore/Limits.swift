@@ -30,11 +30,13 @@ extension KeyedDecodingContainer {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: self,
                 debugDescription:
-                    "length \(text.unicodeScalars.count) code points is outside \(range.lowerBound)...\(range.upperBound)")
+                    "length \(text.unicodeScalars.count) code points is outside \(range.lowerBound)...\(range.upperBound)"
+            )
         }
         if let scalar = SafeText.forbiddenScalar(in: text) {
             throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "control character \(SafeText.describe(scalar)) is not allowed")
+                forKey: key, in: self, debugDescription: "control character \(SafeText.describe(scalar)) is not allowed"
+            )
         }
         return text
     }

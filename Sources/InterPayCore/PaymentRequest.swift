@@ -34,7 +34,9 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
             guard (1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) else {
                 throw .invalidCategory(category)
             }
-            if let scalar = SafeText.forbiddenScalar(in: category) { throw .controlCharacter(field: "category", scalar) }
+            if let scalar = SafeText.forbiddenScalar(in: category) {
+                throw .controlCharacter(field: "category", scalar)
+            }
         }
         guard expiresAt > createdAt else { throw .expiresBeforeCreated }
         self.id = id

@@ -152,7 +152,8 @@ struct ControlMethods: ControlHandler {
         let trusted = try await database.trustedPeers()
         return .object([
             "peer": .object([
-                "name": .string(try await peerNames()[peer]?.shown ?? peer.shortDescription), "id": .string(peer.description),
+                "name": .string(try await peerNames()[peer]?.shown ?? peer.shortDescription),
+                "id": .string(peer.description),
                 "shortID": .string(peer.shortDescription),
             ]),
             "trust": await trust(peer, trusted: trusted),
@@ -187,7 +188,9 @@ struct ControlMethods: ControlHandler {
             throw RPCError.notFound(
                 "\(peer.shortDescription) is not paired: only a paired peer's name is kept (interpay pair)")
         }
-        return .object(["id": .string(peer.description), "shortID": .string(peer.shortDescription), "name": .string(name)])
+        return .object([
+            "id": .string(peer.description), "shortID": .string(peer.shortDescription), "name": .string(name),
+        ])
     }
 
     private func send(_ params: Params) async throws -> JSONValue {

@@ -85,7 +85,9 @@ public struct DaemonLogHandler: LogHandler {
     /// `=`, or is empty.
     static func quoted(_ value: String) -> String {
         let escaped = SafeText.escaped(value)
-        guard escaped.isEmpty || escaped.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else { return escaped }
+        guard escaped.isEmpty || escaped.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else {
+            return escaped
+        }
         return "\"" + escaped.replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 

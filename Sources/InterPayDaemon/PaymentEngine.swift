@@ -110,7 +110,8 @@ actor PaymentEngine {
             try await commit(change)
         } catch {
             // Two sends with one key at once: the other committed first, and this one is that one's retry.
-            if let idempotencyKey, let original = try await sentBefore(idempotencyKey, fingerprint: fingerprint, now: now)
+            if let idempotencyKey,
+                let original = try await sentBefore(idempotencyKey, fingerprint: fingerprint, now: now)
             {
                 return original
             }

@@ -48,7 +48,8 @@ struct PeerService: Service {
                 } catch {
                     // Without the stored pin the first key seen is pinned again, in memory: say so.
                     logger.error(
-                        "cannot read the pinned key of a static peer", metadata: ["peer": "\(peer)", "error": "\(error)"])
+                        "cannot read the pinned key of a static peer",
+                        metadata: ["peer": "\(peer)", "error": "\(error)"])
                 }
             }
             await sessions.maintainConnection(

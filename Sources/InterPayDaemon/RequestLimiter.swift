@@ -103,7 +103,9 @@ struct RequestLimiter: Sendable {
     /// Admitting a request uses one unit of the peer's budget (and of the shared one).
     mutating func admit(from peer: PeerID, pending: Int, unpairedPending: Int? = nil, now: Timestamp) -> Verdict? {
         var bucket = refilled(buckets[peer], capacity: limits.maxPerMinute, now: now)
-        var shared = unpairedPending.map { _ in refilled(unpairedBucket, capacity: limits.maxPerMinuteUnpaired, now: now) }
+        var shared = unpairedPending.map { _ in
+            refilled(unpairedBucket, capacity: limits.maxPerMinuteUnpaired, now: now)
+        }
         let pending = pending + inFlight[peer, default: 0]
         let unpairedPending = unpairedPending.map { $0 + inFlightUnpaired }
         let refusal: Refusal? =

@@ -4,7 +4,9 @@ extension AppDatabase {
     /// The key pinned at a static peer's address (`HOST:PORT`), if any.
     public func staticPin(address: String) async throws(StoreError) -> PeerID? {
         try await read("read the pin of \(address)") { db in
-            guard let text = try String.fetchOne(db, sql: "SELECT peerID FROM staticPin WHERE address = ?", arguments: [address])
+            guard
+                let text = try String.fetchOne(
+                    db, sql: "SELECT peerID FROM staticPin WHERE address = ?", arguments: [address])
             else { return nil }
             return try PeerID(parsing: text)
         }

@@ -17,7 +17,8 @@ struct Interpay: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Status.self, Peers.self, Pair.self, Untrust.self, Rename.self, Send.self, Accept.self, Reject.self, Cancel.self,
+            Status.self, Peers.self, Pair.self, Untrust.self, Rename.self, Send.self, Accept.self, Reject.self,
+            Cancel.self,
             List.self, Show.self,
             Watch.self, History.self, Stats.self, Convert.self, Rates.self,
         ])

@@ -13,7 +13,8 @@ struct Peers: AsyncParsableCommand {
             var table = Table("NAME", "ID", "ADDRESS", "SESSION", "TRUST", "LAST SEEN")
             for peer in peers.field("peers")?.items ?? [] {
                 table.add(
-                    peer.string("name", "?") + Formatting.announced(peer), peer.string("shortID"), peer.string("address", "-"),
+                    peer.string("name", "?") + Formatting.announced(peer), peer.string("shortID"),
+                    peer.string("address", "-"),
                     peer.string("session"), Pair.describe(trust: peer.field("trust")),
                     Formatting.localTime(peer.field("lastSeen")?.integer))
             }

@@ -43,7 +43,8 @@ struct HostileRequestTests {
             #expect(await alice.sessions.send(.request(frame), to: bob.id))
             await eventually("bob answers attempt \(attempt)") { alice.acks(for: frame.messageID).count == attempt }
         }
-        #expect(alice.acks(for: frame.messageID).allSatisfy { $0.state == .expired && $0.reasonCode == .alreadyExpired })
+        #expect(
+            alice.acks(for: frame.messageID).allSatisfy { $0.state == .expired && $0.reasonCode == .alreadyExpired })
         #expect(try await bob.database.payment(id: frame.payment.id) == nil)
         #expect(try await bob.database.seenMessage(id: frame.messageID, from: alice.id) == nil)
         await alice.stop()
