@@ -19,23 +19,19 @@ struct PairingRateLimiter: Sendable {
     /// Peers tracked at once.
     var maxPeers = 1_024
 
-    private struct Bucket: Sendable {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
-    }
-
-    private var peers: [PeerID: Bucket] = [:]
-    private var total: Bucket?
+    private var peers: [PeerID: TokenBucket] = [:]
+    private var total: TokenBucket?
 
     /// Whether a commit from `peer` at `now` may be looked at; if so, it uses one token of both budgets.
     mutating func admit(_ peer: PeerID, now: ContinuousClock.Instant) -> Bool {
-        var all = Self.refilled(total ?? Bucket(tokens: totalBurst, updated: now), now, totalBurst, totalPerSecond)
-        var one = Self.refilled(
-            peers[peer] ?? Bucket(tokens: peerBurst, updated: now), now, peerBurst, 1 / peerInterval)
+        var all = total ?? TokenBucket(capacity: totalBurst, perSecond: totalPerSecond, now: now)
+        var one = peers[peer] ?? TokenBucket(capacity: peerBurst, perSecond: 1 / peerInterval, now: now)
+        all.refill(now: now)
+        one.refill(now: now)
         let admitted = all.tokens >= 1 && one.tokens >= 1
         if admitted {
-            all.tokens -= 1
-            one.tokens -= 1
+            _ = all.take(now: now)
+            _ = one.take(now: now)
         }
         total = all
         if peers[peer] == nil, peers.count >= maxPeers {
@@ -44,13 +40,5 @@ struct PairingRateLimiter: Sendable {
         }
         peers[peer] = one
         return admitted
-    }
-
-    private static func refilled(
-        _ bucket: Bucket, _ now: ContinuousClock.Instant, _ burst: Double, _ perSecond: Double
-    ) -> Bucket {
-        let elapsed = now - bucket.updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Bucket(tokens: min(burst, bucket.tokens + max(0, seconds) * perSecond), updated: now)
     }
 }

@@ -1,3 +1,4 @@
+import InterPayCore
 import Synchronization
 
 /// How many log lines each peer may cause: a token bucket per peer, so that a peer sending 2,000 undecodable
@@ -15,8 +16,7 @@ public final class PeerLogBudget: Sendable {
     public let maxPeers: Int
 
     private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
+        var tokens: TokenBucket
         var suppressed: Int
     }
 
@@ -36,14 +36,11 @@ public final class PeerLogBudget: Sendable {
     /// that peer were left out before it (to say so on this line).
     public func admit(_ peer: String, now: ContinuousClock.Instant = .now) -> Int? {
         buckets.withLock { buckets in
-            var bucket = buckets[peer] ?? Bucket(tokens: burst, updated: now, suppressed: 0)
-            let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + max(0, seconds) * perSecond)
-            bucket.updated = now
+            var bucket =
+                buckets[peer]
+                ?? Bucket(tokens: TokenBucket(capacity: burst, perSecond: perSecond, now: now), suppressed: 0)
             let result: Int?
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            if bucket.tokens.take(now: now) {
                 result = bucket.suppressed
                 bucket.suppressed = 0
             } else {
@@ -52,8 +49,8 @@ public final class PeerLogBudget: Sendable {
             }
             if buckets[peer] == nil, buckets.count >= maxPeers {
                 // Forget the peers with the most tokens left: those that caused the fewest lines lately.
-                let quiet = buckets.sorted { $0.value.tokens > $1.value.tokens }.prefix(maxPeers / 4).map(\.key)
-                for key in quiet { buckets[key] = nil }
+                let quiet = buckets.sorted { $0.value.tokens.tokens > $1.value.tokens.tokens }.prefix(maxPeers / 4)
+                for (key, _) in quiet { buckets[key] = nil }
             }
             buckets[peer] = bucket
             return result

@@ -150,12 +150,14 @@ def main():
             print("== %s: %s" % (name, module.DESCRIPTION), flush=True)
             harness = Harness(name, args.daemon, args.cli, os.path.join(work, name))
             os.makedirs(harness.work)
+            started = time.monotonic()
             try:
                 module.run(harness)
             except Exception as error:  # noqa: BLE001 - a crash of the scenario is a failed check, then go on
                 harness.check(False, "ran to its end", "%s: %s" % (type(error).__name__, error))
             finally:
                 harness.finish()
+                print("== %s took %.0f s" % (name, time.monotonic() - started), flush=True)
     finally:
         if args.keep or wire.R.failed:
             print("hostile: work directory kept: %s" % work)
