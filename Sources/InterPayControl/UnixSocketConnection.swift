@@ -58,13 +58,11 @@ final class UnixSocketConnection: Sendable {
             default: throw .failed(ControlSocketFile.errorText(code))
             }
         }
-        // Nothing is sent to a socket another user serves: in a directory others can write to, a fake socket could
-        // collect requests (amounts, memos) meant for the daemon.
+        // Nothing is sent to a socket someone else could have put there: in a directory others can write to, a fake
+        // socket could collect requests (amounts, memos) meant for the daemon.
         guard let server = connection.serverUID() else { throw .failed("cannot read who serves the socket") }
-        guard Self.isDaemonUser(server) else {
-            throw .failed(
-                "the socket is served by uid \(server), which is neither this user, root, nor the interpay service "
-                    + "user; nothing was sent")
+        if let problem = untrustedServerReason(serverUID: server, socketPath: path) {
+            throw .failed(problem + "; nothing was sent")
         }
         return connection
     }
@@ -79,20 +77,26 @@ final class UnixSocketConnection: Sendable {
         return credentials.1
     }
 
-    /// Whether `uid` may serve the control socket: this user, root, or the system service's user `interpay`.
-    static func isDaemonUser(_ uid: UInt32) -> Bool {
-        if uid == geteuid() || uid == 0 { return true }
-        return serviceUserID() == uid
-    }
-
-    /// The uid of the `interpay` user the system unit runs as, if this machine has one (a blocking NSS look-up, on
-    /// the client's own thread).
-    static func serviceUserID() -> UInt32? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4_096)
-        guard getpwnam_r("interpay", &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return entry.pw_uid
+    /// Why a socket served by `serverUID` at `socketPath` is not to be trusted, or nil when it is: served by this
+    /// user or root; or by the owner of both the socket file and its directory (the daemon's own user, `interpay`
+    /// under the system unit), in a directory that only that owner (or root) can write to — so that no other
+    /// user could have put a socket there.
+    static func untrustedServerReason(serverUID: UInt32, socketPath: String) -> String? {
+        if serverUID == geteuid() || serverUID == 0 { return nil }
+        var socketInfo = stat()
+        var directoryInfo = stat()
+        guard lstat(socketPath, &socketInfo) == 0,
+            stat(ControlSocketFile.parentDirectory(of: socketPath), &directoryInfo) == 0
+        else { return "cannot check who owns the socket" }
+        guard socketInfo.st_uid == serverUID else {
+            return "the socket is served by uid \(serverUID) but belongs to uid \(socketInfo.st_uid)"
+        }
+        guard directoryInfo.st_uid == serverUID || directoryInfo.st_uid == 0,
+            UInt32(directoryInfo.st_mode) & 0o022 == 0
+        else {
+            return "the socket is served by uid \(serverUID), in a directory other users can write to"
+        }
+        return nil
     }
 
     /// Writes all of `bytes` (blocking, bounded by the connect timeout per write).
