@@ -1,7 +1,7 @@
-public import Foundation
-public import InterPayCore
-public import InterPayStore
-public import InterPayTransport
+package import Foundation
+package import InterPayCore
+package import InterPayStore
+package import InterPayTransport
 import Logging
 import Synchronization
 

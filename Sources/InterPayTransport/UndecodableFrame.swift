@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import InterPayCore
 
 /// A complete frame whose body is not a valid message: why, and what could still be read of it.
