@@ -10,10 +10,13 @@ extension PaymentMessage {
         /// The `messageID` of the frame concerned, when there is one.
         public let ref: UUID?
 
-        /// Builds the frame body.
+        /// Builds the frame body. The message may quote what a peer sent (an unknown `type`, say): its control
+        /// characters are escaped (`SafeText`) and it is cut at `Limits.maxReasonLength` code points, so that the
+        /// frame is always valid text (PROTOCOL.md §5.3).
         public init(code: Code, message: String, ref: UUID? = nil) {
             self.code = code
-            self.message = message
+            self.message = String(
+                String.UnicodeScalarView(SafeText.escaped(message).unicodeScalars.prefix(Limits.maxReasonLength)))
             self.ref = ref
         }
 
