@@ -48,30 +48,8 @@ def report(group, problems, count, vectors=True):
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 
-def base32_nopad(data):
-    bits = int.from_bytes(data, "big")
-    nbits = len(data) * 8
-    nchars = -(-nbits // 5)
-    bits <<= nchars * 5 - nbits
-    return "".join(ALPHABET[(bits >> (5 * (nchars - 1 - i))) & 31] for i in range(nchars))
-
-
-def luhn_mod32_check(chunk):
-    factor, total = 2, 0
-    for ch in chunk[::-1]:
-        addend = factor * ALPHABET.index(ch)
-        factor = 3 - factor
-        total += addend // 32 + addend % 32
-    return ALPHABET[-total % 32]
-
-
-def peer_id_from_bytes(data):
-    b32 = base32_nopad(data)
-    text = ""
-    for i in range(4):
-        chunk = b32[13 * i:13 * i + 13]
-        text += chunk + luhn_mod32_check(chunk)
-    return "-".join(text[7 * i:7 * i + 7] for i in range(8))
+# The peer ID text form (PROTOCOL.md §4), written once for every Python tool; independent of the Swift code.
+from interpay_wire import base32_nopad, luhn_mod32 as luhn_mod32_check, peer_id_from_bytes  # noqa: E402,F401
 
 
 def parse_peer_id(text):

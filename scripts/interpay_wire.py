@@ -59,10 +59,17 @@ def luhn_mod32(chunk):
     return ALPHABET[-total % 32]
 
 
-def peer_id_text(spki_der):
-    b32 = base32_nopad(hashlib.sha256(spki_der).digest())
+def peer_id_from_bytes(digest):
+    """The text form of a peer ID's 32 bytes (PROTOCOL.md §4.1): base32, a Luhn mod 32 check per 13 characters,
+    groups of 7."""
+    b32 = base32_nopad(digest)
     text = "".join(b32[13 * i:13 * i + 13] + luhn_mod32(b32[13 * i:13 * i + 13]) for i in range(4))
     return "-".join(text[7 * i:7 * i + 7] for i in range(8))
+
+
+def peer_id_text(spki_der):
+    """The peer ID of a SubjectPublicKeyInfo (PROTOCOL.md §3.2)."""
+    return peer_id_from_bytes(hashlib.sha256(spki_der).digest())
 
 
 def make_identity(directory, name):

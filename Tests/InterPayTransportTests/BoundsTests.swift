@@ -308,30 +308,30 @@ struct BoundsTests {
     @Test("per-address places: the share is counted per address and given back on release")
     func perAddressCounting() throws {
         let places = UnauthenticatedConnections(limit: 4, perAddressLimit: 2)
-        let a1 = try places.admit(from: "10.0.0.1").get()
-        _ = try places.admit(from: "10.0.0.1").get()
-        #expect(throws: UnauthenticatedConnections.Refusal.addressFull) { try places.admit(from: "10.0.0.1").get() }
-        _ = try places.admit(from: "10.0.0.2").get()
-        _ = try places.admit(from: "10.0.0.3").get()
-        #expect(throws: UnauthenticatedConnections.Refusal.full) { try places.admit(from: "10.0.0.4").get() }
+        let a1 = try places.admit(from: "198.18.0.1").get()
+        _ = try places.admit(from: "198.18.0.1").get()
+        #expect(throws: UnauthenticatedConnections.Refusal.addressFull) { try places.admit(from: "198.18.0.1").get() }
+        _ = try places.admit(from: "198.18.0.2").get()
+        _ = try places.admit(from: "198.18.0.3").get()
+        #expect(throws: UnauthenticatedConnections.Refusal.full) { try places.admit(from: "198.18.0.4").get() }
         a1.release()
-        #expect(places.count(from: "10.0.0.1") == 1)
-        _ = try places.admit(from: "10.0.0.1").get()
+        #expect(places.count(from: "198.18.0.1") == 1)
+        _ = try places.admit(from: "198.18.0.1").get()
     }
 
     @Test("open connections are bounded in every stage: a session or a closing connection keeps its place")
     func openLimit() throws {
         let places = UnauthenticatedConnections(limit: 4, perAddressLimit: 4, openLimit: 2)
-        let session = try places.admit(from: "10.0.0.1").get()
-        let closing = try places.admit(from: "10.0.0.2").get()
+        let session = try places.admit(from: "198.18.0.1").get()
+        let closing = try places.admit(from: "198.18.0.2").get()
         session.release()  // handshake done: the unauthenticated place is free, the connection still open
         closing.release()
         #expect(places.count == 0 && places.openCount == 2)
-        #expect(throws: UnauthenticatedConnections.Refusal.open) { try places.admit(from: "10.0.0.3").get() }
+        #expect(throws: UnauthenticatedConnections.Refusal.open) { try places.admit(from: "198.18.0.3").get() }
         closing.closed()
         closing.closed()
         #expect(places.openCount == 1)
-        let next = try places.admit(from: "10.0.0.3").get()
+        let next = try places.admit(from: "198.18.0.3").get()
         next.closed()
         #expect(places.count == 0 && places.openCount == 1)
         session.closed()

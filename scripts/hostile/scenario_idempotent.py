@@ -10,6 +10,17 @@ import time
 DESCRIPTION = "a send whose answer is lost is retried with its key: one payment; the key reused otherwise is exit 5"
 
 
+def read_line(sock):
+    """Bytes up to and including the first newline (or the end of the stream)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 class LosingProxy:
     """A Unix socket in front of the daemon's: relays each request line, and for the first connection drops the
     daemon's answer and closes, as if the daemon had died after committing."""
@@ -35,19 +46,8 @@ class LosingProxy:
     def relay(self, client, lose):
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         upstream.connect(self.target)
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = client.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        upstream.sendall(data)
-        answer = b""
-        while not answer.endswith(b"\n"):
-            chunk = upstream.recv(65536)
-            if not chunk:
-                break
-            answer += chunk
+        upstream.sendall(read_line(client))
+        answer = read_line(upstream)
         if not lose:
             client.sendall(answer)
         client.close()
