@@ -99,11 +99,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The payment engine: each step one ledger transaction, then the stored bytes on the link (issue H).
+        .target(
+            name: "InterPayEngine",
+            dependencies: [
+                "InterPayCore", "InterPayStore", "InterPayRates",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "InterPayDaemon",
             dependencies: [
                 "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayControl",
-                "InterPayRates",
+                "InterPayRates", "InterPayEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -115,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "interpayd",
             dependencies: [
-                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayRates",
+                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayEngine", "InterPayRates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "interpay-bench",
             dependencies: [
-                "InterPayCore", "InterPayDaemon", "InterPayStore", "InterPayTransport",
+                "InterPayCore", "InterPayDaemon", "InterPayEngine", "InterPayStore", "InterPayTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -186,7 +195,16 @@ let package = Package(
             name: "InterPayDaemonTests",
             dependencies: [
                 "InterPayTestSupport", "InterPayDaemon", "InterPayCore", "InterPayStore", "InterPayTransport",
+                "InterPayEngine",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "InterPayEngineTests",
+            dependencies: [
+                "InterPayTestSupport", "InterPayEngine", "InterPayCore", "InterPayStore",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

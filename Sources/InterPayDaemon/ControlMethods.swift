@@ -1,6 +1,7 @@
 import Foundation
 import InterPayControl
 import InterPayCore
+import InterPayEngine
 import InterPayRates
 import InterPayStore
 import InterPayTransport

@@ -60,14 +60,3 @@ struct Conversions: Sendable {
         ])
     }
 }
-
-extension PaymentRecord {
-    /// Stores `quote` as the one used when the payment was accepted (once; a later quote never replaces it).
-    mutating func storeAcceptanceQuote(_ quote: Quote?) {
-        guard let quote, quoteCurrency == nil else { return }
-        quoteCurrency = quote.to.code
-        quoteMinor = quote.converted.minorUnits
-        quoteRate = quote.rate
-        quoteRatesAt = quote.ratesUpdatedAt
-    }
-}

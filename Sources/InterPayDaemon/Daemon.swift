@@ -1,6 +1,7 @@
 import Foundation
 import InterPayControl
 import InterPayCore
+import InterPayEngine
 import InterPayRates
 import InterPayStore
 import InterPayTransport
@@ -67,7 +68,8 @@ public enum Daemon {
             rates: RatesService(database: database, provider: provider, base: base, logger: logger),
             preferred: configuration.preferredCurrency, logger: logger)
         let engine = PaymentEngine(
-            database: database, sessions: sessions, conversions: conversions, acceptFrom: configuration.acceptFrom,
+            me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
+            acceptanceQuote: { await conversions.cachedQuote($0) }, acceptFrom: configuration.acceptFrom,
             requestLimits: .init(
                 maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute),
             logger: logger)

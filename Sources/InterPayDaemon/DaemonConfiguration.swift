@@ -1,5 +1,6 @@
 public import Foundation
 public import InterPayCore
+public import InterPayEngine
 public import InterPayRates
 import InterPayTransport
 

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayEngine
 import InterPayRates
 import InterPayTransport
 public import Logging

@@ -1,3 +1,4 @@
+import InterPayEngine
 import Logging
 import ServiceLifecycle
 

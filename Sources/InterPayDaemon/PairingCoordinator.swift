@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayEngine
 import InterPayStore
 import InterPayTransport
 import Logging

@@ -1,5 +1,6 @@
 package import Foundation
 package import InterPayCore
+package import InterPayEngine
 package import InterPayStore
 package import InterPayTransport
 import Logging
@@ -7,7 +8,7 @@ import Synchronization
 
 /// A daemon's payment side without its control socket or discovery: a session manager on loopback feeding a real
 /// `PaymentEngine` and ledger, wired as `PeerService` wires them. For benchmarks (`interpay-bench`) that measure
-/// the engine in-process.
+/// the engine in-process over TLS.
 package final class PaymentNode: Sendable {
     /// The node's sessions.
     package let sessions: SessionManager
@@ -15,9 +16,9 @@ package final class PaymentNode: Sendable {
     package let database: AppDatabase
     /// The port its listener got.
     package let port: Int
-    let engine: PaymentEngine
+    /// The node's engine.
+    package let engine: PaymentEngine
     private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let deliveries = Deliveries()
 
     /// Opens (or creates) the identity and ledger in `directory` and starts listening on 127.0.0.1.
     package init(name: String, directory: URL) async throws {
@@ -31,18 +32,15 @@ package final class PaymentNode: Sendable {
         database = try AppDatabase(path: directory.appending(path: "ledger.sqlite").path)
         // No per-peer request limits: the benchmark floods one peer on purpose.
         engine = PaymentEngine(
-            database: database, sessions: sessions,
+            me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
             requestLimits: .init(maxPending: .max, maxPerMinute: .max), logger: logger)
         let (sessions, engine) = (self.sessions, self.engine)
-        let run = Task { _ = try? await sessions.run() }
-        let follow = Task { await SessionEventRouter(engine: engine, pairing: nil).run(sessions.events) }
-        let deliveries = self.deliveries
-        let watch = Task {
-            for await event in engine.events {
-                if case .delivered(let paymentID, _) = event { deliveries.arrived(paymentID) }
-            }
+        let run = Task {
+            // The listener's failure ends the benchmark's sessions, which the benchmark then reports as missing.
+            _ = try? await sessions.run()
         }
-        tasks.withLock { $0 = [run, follow, watch] }
+        let follow = Task { await SessionEventRouter(engine: engine, pairing: nil).run(sessions.events) }
+        tasks.withLock { $0 = [run, follow] }
     }
 
     /// This node's peer ID.
@@ -52,21 +50,15 @@ package final class PaymentNode: Sendable {
     package func connect(to other: PaymentNode) async {
         await sessions.maintainConnection(key: "peer", host: "127.0.0.1", port: other.port, expectedPeerID: other.id)
         while !Task.isCancelled {
-            let mine = await sessions.currentSessions().contains { $0.peerID == other.id }
-            let theirs = await other.sessions.currentSessions().contains { $0.peerID == self.id }
-            if mine && theirs { return }
-            try? await Task.sleep(for: .milliseconds(10))
+            if sessions.session(with: other.id) != nil, other.sessions.session(with: id) != nil { return }
+            try? await Task.sleep(for: .milliseconds(10))  // Cancellation ends the loop above.
         }
     }
 
-    /// Asks `payer` for `amount`: returns once the request is committed and handed to the session.
-    package func request(from payer: PeerID, amount: Money, memo: String) async throws -> UUID {
-        try await engine.request(from: payer, amount: amount, memo: memo, category: nil, expiresIn: 3_600).id
-    }
-
-    /// Waits until the peer's ack of the request `paymentID` is committed here.
-    package func delivered(_ paymentID: UUID) async {
-        await deliveries.wait(for: paymentID)
+    /// Asks `payer` for `amount` and returns once the payer's ack is committed here (or after 30 s).
+    package func requestAcknowledged(from payer: PeerID, amount: Money, memo: String) async throws -> PaymentRecord {
+        try await engine.request(
+            from: payer, amount: amount, memo: memo, category: nil, expiresIn: 3_600, wait: .seconds(30))
     }
 
     /// Stops the node's tasks (the ledger stays on disk).
@@ -74,30 +66,5 @@ package final class PaymentNode: Sendable {
         let running = tasks.withLock { $0 }
         for task in running { task.cancel() }
         for task in running { await task.value }
-    }
-}
-
-/// Deliveries seen and who waits for which; a delivery may come before or after its waiter.
-private final class Deliveries: Sendable {
-    private let state = Mutex<(done: Set<UUID>, waiting: [UUID: CheckedContinuation<Void, Never>])>(([], [:]))
-
-    func arrived(_ paymentID: UUID) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiting.removeValue(forKey: paymentID) { return waiter }
-            state.done.insert(paymentID)
-            return nil
-        }
-        waiter?.resume()
-    }
-
-    func wait(for paymentID: UUID) async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state in
-                if state.done.remove(paymentID) != nil { return true }
-                state.waiting[paymentID] = continuation
-                return false
-            }
-            if ready { continuation.resume() }
-        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import InterPayControl
 import InterPayCore
 import InterPayDiscovery
+import InterPayEngine
 import InterPayRates
 import InterPayStore
 import InterPayTransport
@@ -141,7 +142,7 @@ struct PeerService: Service {
                         "event": .string(up ? "peer-up" : "peer-down"), "at": now,
                         "peer": .object([
                             "name": .string(info.name), "id": .string(info.peerID.description),
-                            "shortID": .string(info.peerID.shortDescription), "address": .string(info.remoteAddress),
+                            "shortID": .string(info.peerID.shortDescription), "address": .string(info.address),
                         ]),
                     ]))
             }

@@ -41,7 +41,7 @@ extension AppDatabase {
         }
     }
 
-    private static func apply(_ change: LedgerChange, in db: Database) throws -> [OutboxRecord] {
+    static func apply(_ change: LedgerChange, in db: Database) throws -> [OutboxRecord] {
         if let peer = change.peer {
             try Self.upsert(peer, in: db)
         }

@@ -6,20 +6,14 @@ extension AppDatabase {
     /// The frames waiting for `peerID`'s ack, in the order they must be resent (`seq`).
     public func outbox(peerID: PeerID) async throws(StoreError) -> [OutboxRecord] {
         try await read("read the outbox of \(peerID.shortDescription)") { db in
-            try OutboxRecord
-                .filter(OutboxRecord.Columns.peerID == peerID.description)
-                .order(OutboxRecord.Columns.seq)
-                .fetchAll(db)
+            try Ledger(db).outbox(peerID: peerID)
         }
     }
 
     /// The frame `messageID` waiting for `peerID`'s ack, if it is in the outbox.
     public func outboxRecord(messageID: UUID, peerID: PeerID) async throws(StoreError) -> OutboxRecord? {
         try await read("read outbox frame \(messageID.wireString)") { db in
-            try OutboxRecord
-                .filter(OutboxRecord.Columns.messageID == messageID.wireString)
-                .filter(OutboxRecord.Columns.peerID == peerID.description)
-                .fetchOne(db)
+            try Ledger(db).outboxRecord(messageID: messageID, peerID: peerID)
         }
     }
 
@@ -72,10 +66,7 @@ extension AppDatabase {
     @discardableResult
     public func pruneOutbox(now: Timestamp) async throws(StoreError) -> [OutboxRecord] {
         try await write("prune the outbox") { db in
-            let expired = OutboxRecord.filter(OutboxRecord.Columns.retryUntil <= now.secondsSince1970)
-            let records = try expired.order(OutboxRecord.Columns.seq).fetchAll(db)
-            try expired.deleteAll(db)
-            return records
+            try Ledger(db).pruneOutbox(now: now)
         }
     }
 }

@@ -9,7 +9,7 @@ extension AppDatabase {
     /// The payment with this ID, if stored.
     public func payment(id: UUID) async throws(StoreError) -> PaymentRecord? {
         try await read("read payment \(id.wireString)") { db in
-            try PaymentRecord.filter(PaymentRecord.Columns.id == id.wireString).fetchOne(db)
+            try Ledger(db).payment(id: id)
         }
     }
 
@@ -80,22 +80,14 @@ extension AppDatabase {
     /// size.
     public func duePayments(now: Timestamp) async throws(StoreError) -> [PaymentRecord] {
         try await read("list due payments") { db in
-            try PaymentRecord
-                .filter(sql: "state = 'pending' AND expiresAt <= ?", arguments: [now.secondsSince1970])
-                .order(PaymentRecord.Columns.expiresAt, PaymentRecord.Columns.id)
-                .fetchAll(db)
+            try Ledger(db).duePayments(now: now)
         }
     }
 
     /// How many of `peerID`'s requests to us are pending and not yet past expiry at `now` (a count, not a list).
     public func pendingIncomingCount(from peerID: PeerID, now: Timestamp) async throws(StoreError) -> Int {
         try await read("count pending requests of \(peerID.shortDescription)") { db in
-            try PaymentRecord
-                .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
-                .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
-                .filter(PaymentRecord.Columns.peerID == peerID.description)
-                .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
-                .fetchCount(db)
+            try Ledger(db).pendingIncomingCount(from: peerID, now: now)
         }
     }
 
@@ -103,12 +95,7 @@ extension AppDatabase {
     /// such peers together: a flood from many fresh keys is bounded as one.
     public func pendingIncomingCountFromUnpaired(now: Timestamp) async throws(StoreError) -> Int {
         try await read("count pending requests of peers not paired") { db in
-            try PaymentRecord
-                .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
-                .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
-                .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
-                .filter(sql: "peerID NOT IN (SELECT peerID FROM trustedPeer)")
-                .fetchCount(db)
+            try Ledger(db).pendingIncomingCountFromUnpaired(now: now)
         }
     }
 
@@ -126,12 +113,7 @@ extension AppDatabase {
     /// (`messageID`s are unique per sender only.)
     public func seenMessage(id: UUID, from peer: PeerID) async throws(StoreError) -> SeenMessageRecord? {
         try await read("look up message \(id.wireString)") { db in
-            try SeenMessageRecord
-                .filter(
-                    SeenMessageRecord.Columns.peerID == peer.description
-                        && SeenMessageRecord.Columns.messageID == id.wireString
-                )
-                .fetchOne(db)
+            try Ledger(db).seenMessage(id: id, from: peer)
         }
     }
 }

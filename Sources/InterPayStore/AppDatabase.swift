@@ -13,7 +13,7 @@ public import GRDB
 /// all (PROTOCOL.md §9.1).
 public struct AppDatabase: Sendable {
     /// The connection (a `DatabasePool` for files, a `DatabaseQueue` in memory).
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     /// Ledger changes arriving together share one transaction (`apply(_:)`).
     let ledgerCommits: GroupCommit<LedgerChange, Result<[OutboxRecord], StoreError>>
 

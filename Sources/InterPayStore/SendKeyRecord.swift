@@ -72,10 +72,7 @@ extension AppDatabase {
     /// The payment created by the `send` that used `key` within the last `SendKeyRecord.lifetime` before `now`.
     public func sendKey(_ key: String, now: Timestamp) async throws(StoreError) -> SendKeyRecord? {
         try await read("look up a send key") { db in
-            try SendKeyRecord
-                .filter(SendKeyRecord.Columns.key == key)
-                .filter(SendKeyRecord.Columns.createdAt > now.secondsSince1970 - SendKeyRecord.lifetime)
-                .fetchOne(db)
+            try Ledger(db).sendKey(key, now: now)
         }
     }
 }

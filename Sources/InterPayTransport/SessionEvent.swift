@@ -25,6 +25,9 @@ public struct SessionInfo: Sendable, Hashable {
     public let since: Date
     /// The optional features the peer announced in `hello`.
     public let capabilities: [String]
+    /// Tells sessions apart: each session of a manager has its own number (a new session with the same peer has a
+    /// new one).
+    public let serial: UInt64
 }
 
 /// Something that happened to the sessions.

@@ -15,14 +15,14 @@ final class SessionHandle: Sendable {
     /// Who dialed this connection (for resolving duplicates).
     let dialer: PeerID
     let channel: any Channel
-    let outgoing: AsyncStream<PaymentMessage>
+    let outgoing: AsyncStream<OutboundFrame>
     /// The frames that may wait to be written while the peer reads nothing.
     let outboundCapacity: Int
     /// The frames that may wait to be written at all.
     var outboundHardCapacity: Int { outboundCapacity * 8 }
     /// How long the writer may hand no frame to the socket while `outboundCapacity` frames wait.
     let stallTimeout: Duration
-    private let continuation: AsyncStream<PaymentMessage>.Continuation
+    private let continuation: AsyncStream<OutboundFrame>.Continuation
     private let logger: Logger
     private let state: Mutex<State>
 
@@ -56,7 +56,7 @@ final class SessionHandle: Sendable {
     /// Queues a frame; false when the session is closing, or when the queue is full (see the type's documentation):
     /// then the peer is not reading what we send, and the session is closed.
     @discardableResult
-    func enqueue(_ message: PaymentMessage) -> Bool {
+    func enqueue(_ message: OutboundFrame) -> Bool {
         let hard = outboundHardCapacity
         let admitted = state.withLock { state -> Bool? in
             if state.overflowed { return false }

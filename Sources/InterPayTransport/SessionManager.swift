@@ -44,7 +44,14 @@ public actor SessionManager {
     private let group: MultiThreadedEventLoopGroup
 
     private var server: NIOAsyncChannel<PendingConnection, Never>?
-    private var sessions: [PeerID: SessionHandle] = [:]
+    private var sessions: [PeerID: SessionHandle] = [:] {
+        // Mirrored for `session(with:)` and `send(_:on:)`, which the payment engine calls without awaiting the
+        // actor, between a commit and the next.
+        didSet { liveSessions.withLock { $0 = sessions } }
+    }
+    private nonisolated let liveSessions = Mutex<[PeerID: SessionHandle]>([:])
+    /// Numbers each session (`SessionInfo.serial`).
+    private nonisolated let serials = Atomic<UInt64>(0)
     private var targets: [String: DialTarget] = [:]
     private var dialCommands: AsyncStream<String>.Continuation?
     private var nextGeneration = 0
@@ -187,7 +194,24 @@ public actor SessionManager {
     @discardableResult
     public func send(_ message: PaymentMessage, to peer: PeerID) -> Bool {
         guard let session = sessions[peer] else { return false }
-        return session.enqueue(message)
+        return session.enqueue(.message(message))
+    }
+
+    /// The session with `peer` now, if any; does not wait for the actor.
+    public nonisolated func session(with peer: PeerID) -> SessionInfo? {
+        liveSessions.withLock { $0[peer]?.info }
+    }
+
+    /// Queues already encoded frame bodies (`FrameCodec.encodeBody`) on the session `info`, in order, without
+    /// waiting for the actor; false when that session is no longer the peer's or it refuses a frame (see
+    /// `SessionHandle.enqueue`).
+    @discardableResult
+    public nonisolated func send(encoded bodies: [[UInt8]], on info: SessionInfo) -> Bool {
+        guard let session = liveSessions.withLock({ $0[info.peerID] }), session.info == info else { return false }
+        for body in bodies {
+            guard session.enqueue(.encoded(body)) else { return false }
+        }
+        return true
     }
 
     /// The sessions that are up now.
@@ -198,7 +222,7 @@ public actor SessionManager {
     /// Closes every session, telling each peer why.
     public func closeAll(reason: String) {
         for session in sessions.values {
-            session.enqueue(.close(reason: reason))
+            session.enqueue(.message(.close(reason: reason)))
             session.finishOutbound()
         }
     }
@@ -260,7 +284,7 @@ public actor SessionManager {
     /// A connection before its handshake, with the timer that closes it if the handshake is too slow and, for an
     /// inbound one, its place among the unauthenticated connections.
     struct PendingConnection: Sendable {
-        let channel: NIOAsyncChannel<InboundFrame, PaymentMessage>
+        let channel: NIOAsyncChannel<InboundFrame, OutboundFrame>
         let deadline: Scheduled<Void>
         let slot: UnauthenticatedConnections.Slot?
     }
@@ -339,7 +363,7 @@ public actor SessionManager {
             }
             // A connection that ends before its deadline (a failed handshake) needs no timer any more.
             channel.closeFuture.whenComplete { _ in deadline.cancel() }
-            let asyncChannel = try NIOAsyncChannel<InboundFrame, PaymentMessage>(
+            let asyncChannel = try NIOAsyncChannel<InboundFrame, OutboundFrame>(
                 wrappingChannelSynchronously: channel,
                 configuration: .init(backPressureStrategy: Self.inboundBackPressure))
             return PendingConnection(channel: asyncChannel, deadline: deadline, slot: slot)
@@ -372,7 +396,7 @@ public actor SessionManager {
                     minVersion: configuration.versions.lowerBound, maxVersion: configuration.versions.upperBound,
                     name: configuration.displayName, capabilities: configuration.capabilities,
                     agent: configuration.agent)
-                try await outbound.write(.hello(ours))
+                try await outbound.write(.message(.hello(ours)))
                 let received: InboundFrame?
                 do {
                     received = try await frames.next()
@@ -384,7 +408,7 @@ public actor SessionManager {
                             metadata: ["address": "\(remote)", "error": "\(error)", "suppressed": "\(suppressed)"])
                     }
                     try? await outbound.write(
-                        .error(.init(code: .limitExceeded, message: String(error.description.prefix(200)))))
+                        .message(.error(.init(code: .limitExceeded, message: String(error.description.prefix(200))))))
                     throw TransportError.handshakeFailed(error.description)
                 }
                 guard let first = received else {
@@ -400,12 +424,12 @@ public actor SessionManager {
                             .error(.init(code: .malformedFrame, message: "expected hello"))
                         }
                     // The connection closes next whatever happens to this write; its failure changes nothing.
-                    try? await outbound.write(answer)
+                    try? await outbound.write(.message(answer))
                     throw TransportError.handshakeFailed("first frame was not hello")
                 }
                 guard let version = ours.negotiatedVersion(with: theirs) else {
                     try? await outbound.write(
-                        .error(.init(code: .unsupportedVersion, message: "no common protocol version")))
+                        .message(.error(.init(code: .unsupportedVersion, message: "no common protocol version"))))
                     throw TransportError.noCommonVersion(
                         ours: configuration.versions, theirs: theirs.minVersion...theirs.maxVersion)
                 }
@@ -421,7 +445,8 @@ public actor SessionManager {
 
                 let info = SessionInfo(
                     peerID: peerID, name: theirs.name, version: version, remoteAddress: remote,
-                    direction: direction, since: Date(), capabilities: theirs.capabilities)
+                    direction: direction, since: Date(), capabilities: theirs.capabilities,
+                    serial: serials.add(1, ordering: .relaxed).newValue)
                 let dialer = direction == .outbound ? identity.peerID : peerID
                 let session = SessionHandle(
                     info: info, dialer: dialer, channel: channel, outboundCapacity: configuration.maxOutboundFrames,
@@ -434,7 +459,7 @@ public actor SessionManager {
                     logger.debug("duplicate connection closed", metadata: ["peer": "\(peerID.shortDescription)"])
                     return
                 case .full:
-                    try? await outbound.write(.close(reason: "too many sessions"))  // Closing anyway.
+                    try? await outbound.write(.message(.close(reason: "too many sessions")))  // Closing anyway.
                     throw TransportError.handshakeFailed("\(configuration.maxSessions) sessions up, none to evict")
                 }
                 establishedPeer = peerID
@@ -462,7 +487,7 @@ public actor SessionManager {
     /// The session's read loop, with its writer and keepalive alongside. Returns why it ended.
     private nonisolated func runSession(
         _ session: SessionHandle, frames: inout NIOAsyncChannelInboundStream<InboundFrame>.AsyncIterator,
-        outbound: NIOAsyncChannelOutboundWriter<PaymentMessage>
+        outbound: NIOAsyncChannelOutboundWriter<OutboundFrame>
     ) async -> String {
         let interval = configuration.keepaliveInterval
         let peer = session.info.peerID
@@ -486,7 +511,7 @@ public actor SessionManager {
                         return .keepalive
                     }
                     nonce += 1
-                    session.enqueue(.ping(nonce: nonce))
+                    session.enqueue(.message(.ping(nonce: nonce)))
                     // Pairing or unpairing may have changed whether the peer is preferred.
                     session.preferred = await self.isPreferred(peer)
                 }
@@ -499,7 +524,8 @@ public actor SessionManager {
                 logger.notice(
                     "frame over the size limit; session closed",
                     metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
-                session.enqueue(.error(.init(code: .limitExceeded, message: String(error.description.prefix(200)))))
+                session.enqueue(
+                    .message(.error(.init(code: .limitExceeded, message: String(error.description.prefix(200))))))
                 reason = error.description
             } catch {
                 reason = session.endReason ?? String(describing: error)
@@ -541,13 +567,13 @@ public actor SessionManager {
             }
             switch frame {
             case .message(.ping(let nonce)):
-                session.enqueue(.pong(nonce: nonce))
+                session.enqueue(.message(.pong(nonce: nonce)))
             case .message(.pong):
                 break
             case .message(.close(let reason)):
                 return "peer closed: \(reason)"
             case .message(.hello):
-                session.enqueue(.error(.init(code: .malformedFrame, message: "hello after the handshake")))
+                session.enqueue(.message(.error(.init(code: .malformedFrame, message: "hello after the handshake"))))
                 return "second hello"
             case .message(let message):
                 // Waits while the daemon has `events.frameCapacity` frames to process: this session's socket is
@@ -560,7 +586,7 @@ public actor SessionManager {
                         "peer": "\(peer.shortDescription)", "type": "\(frame.header.type ?? "?")",
                         "error": "\(frame.error)",
                     ])
-                if let answer = frame.answer { session.enqueue(answer) }
+                if let answer = frame.answer { session.enqueue(.message(answer)) }
             }
         }
         return session.endReason ?? "connection closed"

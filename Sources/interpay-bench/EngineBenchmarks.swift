@@ -26,8 +26,7 @@ struct EngineBenchmarks {
         let amount = Money(minorUnits: 1_250, currency: try CurrencyCode("MXN"))
         let clock = ContinuousClock()
         let start = clock.now
-        let id = try await payee.request(from: payer.id, amount: amount, memo: "Tacos al pastor")
-        await payee.delivered(id)
+        _ = try await payee.requestAcknowledged(from: payer.id, amount: amount, memo: "Tacos al pastor")
         return (clock.now - start).milliseconds
     }
 
@@ -45,8 +44,7 @@ struct EngineBenchmarks {
                     group.addTask {
                         var count = 0
                         while clock.now < deadline {
-                            let id = try await payee.request(from: payer.id, amount: amount, memo: "")
-                            await payee.delivered(id)
+                            _ = try await payee.requestAcknowledged(from: payer.id, amount: amount, memo: "")
                             count += 1
                         }
                         return count

@@ -3,6 +3,7 @@ import Foundation
 import InterPayControl
 import InterPayCore
 import InterPayDaemon
+import InterPayEngine
 import InterPayRates
 import Logging
 import ServiceLifecycle

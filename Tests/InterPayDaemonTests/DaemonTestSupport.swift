@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayEngine
 import InterPayStore
 import InterPayTestSupport
 import InterPayTransport
@@ -44,8 +45,8 @@ final class EngineHarness: Sendable {
         var logger = Logger(label: "test.\(name).engine")
         logger.logLevel = .critical
         let engine = PaymentEngine(
-            database: database, sessions: sessions, acceptFrom: acceptFrom, requestLimits: requestLimits,
-            logger: logger)
+            me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
+            acceptFrom: acceptFrom, requestLimits: requestLimits, logger: logger)
         self.engine = engine
         let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
         self.pairing = pairing

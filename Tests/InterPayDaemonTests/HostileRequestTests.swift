@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InterPayCore
+import InterPayEngine
 import InterPayStore
 import InterPayTestSupport
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayEngine
 import InterPayStore
 import InterPayTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayEngine
 import InterPayStore
 import InterPayTestSupport
 import InterPayTransport
@@ -29,7 +30,9 @@ struct ResendOrderTests {
             let database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
             var logger = Logger(label: "test.\(name).engine")
             logger.logLevel = .critical
-            let engine = PaymentEngine(database: database, sessions: sessions, logger: logger)
+            let engine = PaymentEngine(
+                me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
+                logger: logger)
             self.engine = engine
             let sessions = self.sessions
             let held = self.held
@@ -42,9 +45,9 @@ struct ResendOrderTests {
                             if state.holding { state.infos.append(info) }
                             return state.holding
                         }
-                        if !hold { await engine.sessionUp(info) }
-                    case .down(let info, _): await engine.sessionDown(info)
-                    case .message(let message, let peer): await engine.receive(message, from: peer)
+                        if !hold { await engine.handle(.up(TransportLink.linkSession(info))) }
+                    case .down(let info, _): await engine.handle(.down(TransportLink.linkSession(info)))
+                    case .message(let message, let peer): await engine.handle(.frame(message, from: peer))
                     case .refused: break
                     }
                 }
@@ -66,7 +69,7 @@ struct ResendOrderTests {
                 defer { state.infos = [] }
                 return state.infos
             }
-            for info in infos { await engine.sessionUp(info) }
+            for info in infos { await engine.handle(.up(TransportLink.linkSession(info))) }
         }
 
         func stop() async {

@@ -248,8 +248,8 @@ struct BoundsTests {
         logger.logLevel = .critical
         let info = SessionInfo(
             peerID: PeerID(subjectPublicKeyInfoDER: [2]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
-            direction: .inbound, since: Date(), capabilities: [])
-        let ping = PaymentMessage.ping(nonce: 1)
+            direction: .inbound, since: Date(), capabilities: [], serial: 1)
+        let ping = OutboundFrame.message(.ping(nonce: 1))
 
         // A writer that keeps taking frames: the queue may pass its bound, up to the hard bound.
         let reading = SessionHandle(

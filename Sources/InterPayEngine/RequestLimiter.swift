@@ -10,24 +10,30 @@ import InterPayCore
 /// may be pending `maxPendingUnpaired` at once and arrive `maxPerMinuteUnpaired` a minute (by default ten times and
 /// twice the per-peer limits). Twenty fresh keys thus get what two or so peers would, not twenty times as much.
 ///
-/// Pure: the caller says how many of the peer's requests are pending and what time it is. State is in memory
-/// only; a restart gives every peer a full budget.
-struct RequestLimiter: Sendable {
+/// Pure: the caller says how many of the peer's requests are pending and what time it is (the engine counts them in
+/// the same transaction as the request's step, so the count is exact). State is in memory only; a restart gives
+/// every peer a full budget.
+public struct RequestLimiter: Sendable {
     /// The limits, as configured (`limits.max_pending_per_peer`, `limits.max_requests_per_minute`).
-    struct Limits: Sendable, Equatable {
+    public struct Limits: Sendable, Equatable {
         /// Pending incoming requests per peer at most.
-        var maxPending: Int = Self.defaultMaxPending
+        public var maxPending: Int = Self.defaultMaxPending
         /// Requests per peer per minute at most.
-        var maxPerMinute: Int = Self.defaultMaxPerMinute
+        public var maxPerMinute: Int = Self.defaultMaxPerMinute
 
         /// The default of `maxPending`.
-        static let defaultMaxPending = 100
+        public static let defaultMaxPending = 100
         /// The default of `maxPerMinute`.
-        static let defaultMaxPerMinute = 600
+        public static let defaultMaxPerMinute = 600
+        /// Limits as configured.
+        public init(maxPending: Int = Self.defaultMaxPending, maxPerMinute: Int = Self.defaultMaxPerMinute) {
+            self.maxPending = maxPending
+            self.maxPerMinute = maxPerMinute
+        }
         /// Pending incoming requests of all peers that are not paired together at most.
-        var maxPendingUnpaired: Int { maxPending.saturatingTimes(10) }
+        public var maxPendingUnpaired: Int { maxPending.saturatingTimes(10) }
         /// Requests of all peers that are not paired together per minute at most.
-        var maxPerMinuteUnpaired: Int { maxPerMinute.saturatingTimes(2) }
+        public var maxPerMinuteUnpaired: Int { maxPerMinute.saturatingTimes(2) }
     }
 
     /// Why a request was refused.
@@ -84,10 +90,6 @@ struct RequestLimiter: Sendable {
     private var buckets: [PeerID: Bucket] = [:]
     /// The budget all peers that are not paired share.
     private var unpairedBucket: Bucket?
-    /// Requests admitted whose step has not committed yet, per peer and of unpaired peers together: the ledger's
-    /// count does not see them yet, and many are processed at once (`settle(_:unpaired:)` ends one).
-    private var inFlight: [PeerID: Int] = [:]
-    private var inFlightUnpaired = 0
 
     /// Beyond this many peers tracked, the peers whose budget is full again are forgotten.
     static let trackedPeers = 1_024
@@ -106,8 +108,6 @@ struct RequestLimiter: Sendable {
         var shared = unpairedPending.map { _ in
             refilled(unpairedBucket, capacity: limits.maxPerMinuteUnpaired, now: now)
         }
-        let pending = pending + inFlight[peer, default: 0]
-        let unpairedPending = unpairedPending.map { $0 + inFlightUnpaired }
         let refusal: Refusal? =
             if pending >= limits.maxPending {
                 .tooManyPending(limit: limits.maxPending)
@@ -123,11 +123,7 @@ struct RequestLimiter: Sendable {
         guard let refusal else {
             bucket.tokens -= 1
             shared?.tokens -= 1
-            if let shared {
-                unpairedBucket = shared
-                inFlightUnpaired += 1
-            }
-            inFlight[peer, default: 0] += 1
+            if let shared { unpairedBucket = shared }
             store(bucket, for: peer, now: now)
             return nil
         }
@@ -144,12 +140,6 @@ struct RequestLimiter: Sendable {
         return Verdict(refusal: refusal, log: log)
     }
 
-    /// The step of a request `admit` let in has ended (committed, or failed): the ledger's count now holds it, or
-    /// never will. `unpaired` as it was passed to `admit` (whether `unpairedPending` was given).
-    mutating func settle(_ peer: PeerID, unpaired: Bool) {
-        if let count = inFlight[peer] { inFlight[peer] = count > 1 ? count - 1 : nil }
-        if unpaired { inFlightUnpaired = max(0, inFlightUnpaired - 1) }
-    }
 
     /// How many requests `peer` may send now before the rate limit refuses one (for tests and diagnostics).
     func budget(of peer: PeerID, now: Timestamp) -> Int {

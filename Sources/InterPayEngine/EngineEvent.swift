@@ -1,17 +1,16 @@
-import Foundation
-import InterPayStore
-import InterPayTransport
+public import Foundation
+public import InterPayStore
 
 /// What the payment engine reports to watchers (`interpay watch`).
-enum EngineEvent: Sendable {
+public enum EngineEvent: Sendable {
     /// A new request arrived from a peer (we are the payer).
     case requestReceived(PaymentRecord)
     /// A payment changed state or was confirmed.
     case paymentUpdated(PaymentRecord)
     /// A session came up.
-    case peerUp(SessionInfo)
+    case peerUp(LinkSession)
     /// A session went down.
-    case peerDown(SessionInfo)
+    case peerDown(LinkSession)
     /// The peer's ack of one of our frames was committed: the frame left the outbox.
     case delivered(paymentID: UUID, messageID: UUID)
 }

@@ -1,7 +1,7 @@
 import InterPayCore
 import Testing
 
-@testable import InterPayDaemon
+@testable import InterPayEngine
 
 /// Per-peer admission of incoming requests: pending at once, and a token bucket per minute.
 @Suite("Request limiter")
@@ -16,9 +16,6 @@ struct RequestLimiterTests {
     func pending() {
         var limiter = RequestLimiter(limits: .init(maxPending: 3, maxPerMinute: 600))
         #expect(limiter.admit(from: alice, pending: 2, now: start) == nil)
-        // Until its step commits, an admitted request counts as pending too.
-        #expect(limiter.admit(from: alice, pending: 2, now: start)?.refusal == .tooManyPending(limit: 3))
-        limiter.settle(alice, unpaired: false)
         let verdict = limiter.admit(from: alice, pending: 3, now: start)
         #expect(verdict?.refusal == .tooManyPending(limit: 3))
         #expect(limiter.admit(from: bob, pending: 0, now: start) == nil, "another peer has its own count")
@@ -61,7 +58,6 @@ struct RequestLimiterTests {
     func loggingPerLimit() {
         var limiter = RequestLimiter(limits: .init(maxPending: 1, maxPerMinute: 1))
         #expect(limiter.admit(from: alice, pending: 0, now: start) == nil)
-        limiter.settle(alice, unpaired: false)
         #expect(limiter.admit(from: alice, pending: 1, now: start)?.log == 0)
         let rate = limiter.admit(from: alice, pending: 0, now: start)
         #expect(rate?.refusal == .tooManyRequests(limit: 1) && rate?.log == 0)

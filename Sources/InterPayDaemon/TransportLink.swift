@@ -1,0 +1,23 @@
+import InterPayCore
+import InterPayEngine
+import InterPayTransport
+
+/// The payment engine's link over the TLS session manager: a session as the engine sees it, and stored frame bytes
+/// queued on it as they are.
+struct TransportLink: PaymentLink {
+    let sessions: SessionManager
+
+    func session(with peer: PeerID) -> LinkSession? {
+        sessions.session(with: peer).map(Self.linkSession)
+    }
+
+    func send(_ bodies: [[UInt8]], on session: LinkSession) -> Bool {
+        guard let info = sessions.session(with: session.peerID), info.serial == session.serial else { return false }
+        return sessions.send(encoded: bodies, on: info)
+    }
+
+    /// A transport session as the engine sees it.
+    static func linkSession(_ info: SessionInfo) -> LinkSession {
+        LinkSession(peerID: info.peerID, name: info.name, address: info.remoteAddress, serial: info.serial)
+    }
+}

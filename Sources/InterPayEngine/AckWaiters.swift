@@ -1,0 +1,93 @@
+import Foundation
+import InterPayStore
+import Synchronization
+
+/// Callers waiting for a peer's answer to one of our frames: registered before the frame's step is submitted (so
+/// the answer cannot come first), woken by the step that commits the answer, bounded by a timeout. No polling.
+final class AckWaiters: Sendable {
+    /// How a wait ended.
+    enum Outcome: Sendable {
+        /// The peer answered; the payment as the answer left it (nil if it is gone).
+        case answered(PaymentRecord?)
+        /// The frame left the outbox without an ack (the peer refused it for good).
+        case dropped
+        /// No answer in time.
+        case timedOut
+    }
+
+    private enum Entry {
+        case registered
+        case waiting(CheckedContinuation<Outcome, Never>)
+        case done(Outcome)
+    }
+
+    private let entries = Mutex<[UUID: Entry]>([:])
+
+    /// Starts listening for the answer to `messageID`; every registration ends with `wait` or `cancel`.
+    func register(_ messageID: UUID) {
+        entries.withLock { $0[messageID] = .registered }
+    }
+
+    /// Stops listening for `messageID`.
+    func cancel(_ messageID: UUID) {
+        let waiter = entries.withLock { entries -> CheckedContinuation<Outcome, Never>? in
+            guard case .waiting(let continuation) = entries.removeValue(forKey: messageID) else { return nil }
+            return continuation
+        }
+        waiter?.resume(returning: .timedOut)
+    }
+
+    /// Whether anyone listens for `messageID` (cheap: steps ask for every ack).
+    func isRegistered(_ messageID: UUID) -> Bool {
+        entries.withLock { $0[messageID] != nil }
+    }
+
+    /// The answer to `messageID` arrived (or the frame was dropped): wakes its waiter, or keeps the outcome for it.
+    func resolve(_ messageID: UUID, _ outcome: Outcome) {
+        let waiter = entries.withLock { entries -> CheckedContinuation<Outcome, Never>? in
+            switch entries[messageID] {
+            case .registered:
+                entries[messageID] = .done(outcome)
+                return nil
+            case .waiting(let continuation):
+                entries.removeValue(forKey: messageID)
+                return continuation
+            case .done, nil:
+                return nil
+            }
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// Waits up to `timeout` for the answer to a registered `messageID`, then forgets it.
+    func wait(for messageID: UUID, timeout: Duration) async -> Outcome {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Cancelled once the answer came; either way the entry is then gone and `cancel` does nothing.
+                try? await Task.sleep(for: timeout)
+                self.cancel(messageID)
+            }
+            let outcome = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                    let ready = entries.withLock { entries -> Outcome? in
+                        switch entries[messageID] {
+                        case .done(let outcome):
+                            entries.removeValue(forKey: messageID)
+                            return outcome
+                        case .registered:
+                            entries[messageID] = .waiting(continuation)
+                            return nil
+                        case .waiting, nil:
+                            return .timedOut
+                        }
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                cancel(messageID)
+            }
+            group.cancelAll()
+            return outcome
+        }
+    }
+}

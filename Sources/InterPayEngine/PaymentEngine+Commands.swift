@@ -1,0 +1,199 @@
+public import Foundation
+public import InterPayCore
+public import InterPayStore
+import InterPayRates
+
+extension PaymentEngine {
+    /// What the local user can decide.
+    public enum Decision: Sendable {
+        /// The payer pays.
+        case accept
+        /// The payer declines, with an optional reason shown to the payee.
+        case reject(reason: String?)
+        /// The payee withdraws the request.
+        case cancel
+    }
+
+    /// Creates a payment request asking `payer` to pay `amount`, commits it, and sends it; with `wait` above zero,
+    /// waits that long at most for the payer's ack and returns the payment as the ack left it.
+    ///
+    /// With an `idempotencyKey`, a second `request` with the same key within 24 hours returns the payment the first
+    /// one created (whatever became of it), and the same key with other parameters is a conflict: a client that
+    /// lost its connection after the daemon committed can retry without paying twice. The key is committed in the
+    /// payment's own transaction.
+    public func request(
+        from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
+        idempotencyKey: String? = nil, wait: Duration = .zero, now: Timestamp = .now
+    ) async throws(EngineError) -> PaymentRecord {
+        let fingerprint = Self.fingerprint(
+            payer: payer, amount: amount, memo: memo, category: category, expiresIn: seconds)
+        let payment: PaymentRequest
+        do {
+            payment = try PaymentRequest(
+                id: UUID(), payee: me, payer: payer, amount: amount, memo: memo, category: category, createdAt: now,
+                expiresAt: now.adding(seconds: seconds))
+        } catch {
+            throw .invalid(error.description)
+        }
+        let messageID = UUID()
+        if wait > .zero { waiters.register(messageID) }
+        let outcome: StepOutcome
+        do throws(EngineError) {
+            outcome = try await perform(concerning: payer) { [self] ledger in
+                try requestStep(
+                    payment, messageID: messageID, idempotencyKey: idempotencyKey, fingerprint: fingerprint,
+                    ledger: ledger, now: now)
+            }
+        } catch {
+            waiters.cancel(messageID)
+            throw error
+        }
+        guard let record = outcome.record else { throw .storage("the request step returned no payment") }
+        guard wait > .zero else { return record }
+        guard record.id == payment.id else {
+            // An idempotent retry: the original request's frame is not the one registered.
+            waiters.cancel(messageID)
+            return record
+        }
+        if case .answered(let answered?) = await waiters.wait(for: messageID, timeout: wait) { return answered }
+        return record
+    }
+
+    private func requestStep(
+        _ payment: PaymentRequest, messageID: UUID, idempotencyKey: String?, fingerprint: String, ledger: Ledger,
+        now: Timestamp
+    ) throws -> StepOutcome {
+        var outcome = StepOutcome()
+        if let idempotencyKey, let stored = try ledger.sendKey(idempotencyKey, now: now) {
+            guard stored.fingerprint == fingerprint else {
+                outcome.refusal = .keyReused(idempotencyKey)
+                return outcome
+            }
+            if let original = try ledger.payment(id: stored.paymentID) {
+                outcome.record = original
+                return outcome
+            }
+        }
+        let plan = try planSend(to: payment.payer, ledger: ledger, now: now)
+        guard plan.session != nil else {
+            outcome.refusal = .peerUnreachable(payment.payer.shortDescription)
+            return outcome
+        }
+        let (lifecycle, actions) = PaymentLifecycle.newRequest(payment, messageID: messageID)
+        let record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
+        var change = LedgerChange(
+            payment: record,
+            events: [
+                .init(paymentID: payment.id, at: now, from: nil, to: .pending, cause: .created, messageID: messageID)
+            ])
+        change.outbox = try outboxRecords(for: actions, payment: record, now: now, sending: true)
+        change.sendKey = idempotencyKey.map {
+            SendKeyRecord(key: $0, paymentID: payment.id, fingerprint: fingerprint, createdAt: now)
+        }
+        let stored = try ledger.apply(change)
+        outcome.add(plan.transmission(then: stored, answer: nil))
+        outcome.record = record
+        logger.info(
+            "request sent",
+            metadata: [
+                "payment": "\(payment.id.wireString)", "payer": "\(payment.payer.shortDescription)",
+                "amount": "\(payment.amount)",
+            ])
+        return outcome
+    }
+
+    /// What a `request` asks for, as text to compare: payer, amount, memo, category and lifetime.
+    static func fingerprint(
+        payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64
+    ) -> String {
+        let parts = [
+            payer.description, amount.currency.code, String(amount.minorUnits), String(seconds), memo, category ?? "",
+            category == nil ? "0" : "1",
+        ]
+        // Lengths first, so that no two different lists of parts give the same text.
+        return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: ";")
+    }
+
+    /// Applies the local user's decision, commits it, sends the frame, and (for a payer) waits up to `wait` for the
+    /// payee's authoritative answer: woken by the step that commits the answer, not by polling.
+    public func decide(
+        _ decision: Decision, paymentID: UUID, wait: Duration = .seconds(5), now: Timestamp = .now
+    ) async throws(EngineError) -> PaymentRecord {
+        let quote: Quote? =
+            if case .accept = decision, let acceptanceQuote,
+                let amount = try? await database.payment(id: paymentID)?.amount
+            {
+                // The quote comes from cached rates, read before the step (a step waits on nothing but the ledger);
+                // an unreadable payment is the step's to report.
+                await acceptanceQuote(amount)
+            } else {
+                nil
+            }
+        let messageID = UUID()
+        waiters.register(messageID)
+        let outcome: StepOutcome
+        do throws(EngineError) {
+            outcome = try await perform(concerning: nil) { [self] ledger in
+                try decisionStep(
+                    decision, paymentID: paymentID, messageID: messageID, quote: quote, ledger: ledger, now: now)
+            }
+        } catch {
+            waiters.cancel(messageID)
+            throw error
+        }
+        guard let record = outcome.record else { throw .storage("the decision step returned no payment") }
+        // The payer's decision is tentative until the payee answers it.
+        guard !record.confirmed, wait > .zero else {
+            waiters.cancel(messageID)
+            return record
+        }
+        switch await waiters.wait(for: messageID, timeout: wait) {
+        case .answered(let answered?): return answered
+        case .answered(nil), .timedOut: return record
+        case .dropped: return (try? await database.payment(id: paymentID)) ?? record  // the latest we can tell
+        }
+    }
+
+    private func decisionStep(
+        _ decision: Decision, paymentID: UUID, messageID: UUID, quote: Quote?, ledger: Ledger, now: Timestamp
+    ) throws -> StepOutcome {
+        var outcome = StepOutcome()
+        guard var record = try ledger.payment(id: paymentID) else {
+            outcome.refusal = .notFound("payment \(paymentID.wireString)")
+            return outcome
+        }
+        var lifecycle = record.lifecycle
+        let event: PaymentLifecycle.Event =
+            switch decision {
+            case .accept: .localAccept(messageID: messageID)
+            case .reject(let reason): .localReject(messageID: messageID, reason: reason)
+            case .cancel: .localCancel(messageID: messageID)
+            }
+        let actions = lifecycle.handle(event, now: now)
+        var change = LedgerChange()
+        change.events = Self.transitionEvents(
+            actions, paymentID: paymentID, now: now, cause: .local, messageID: messageID)
+        if case .reject(let reason) = decision, change.events.contains(where: { $0.toState == .rejected }) {
+            record.reason = reason
+        }
+        if !change.events.isEmpty {
+            record.update(from: lifecycle, now: now)
+            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
+            change.payment = record
+            outcome.events.append(.paymentUpdated(record))
+        }
+        let sends = actions.contains { if case .send = $0 { true } else { false } }
+        let plan = sends ? try planSend(to: record.peerID, ledger: ledger, now: now) : SendPlan(session: nil)
+        change.outbox = try outboxRecords(for: actions, payment: record, now: now, sending: plan.session != nil)
+        let stored = change.isEmpty ? [] : try ledger.apply(change)
+        outcome.add(plan.transmission(then: stored, answer: nil))
+        outcome.record = record
+        for case .refuse(let refusal) in actions {
+            switch refusal {
+            case .conflict(let reason): outcome.refusal = .conflict(reason)
+            case .wrongRole: outcome.refusal = .notPermitted(refusal.description)
+            }
+        }
+        return outcome
+    }
+}

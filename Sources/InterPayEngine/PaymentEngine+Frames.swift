@@ -1,0 +1,277 @@
+import Foundation
+import InterPayCore
+import InterPayRates
+import InterPayStore
+
+extension PaymentEngine {
+    /// The step of one frame from `peer`: everything it reads, decides and writes, in its transaction.
+    func receiveStep(
+        _ message: PaymentMessage, from peer: PeerID, quote: Quote?, ledger: Ledger, now: Timestamp
+    ) throws -> StepOutcome {
+        switch message {
+        case .request(let request):
+            return try receiveRequest(request, from: peer, ledger: ledger, now: now)
+        case .accept(let decision):
+            return try receiveDecision(
+                .peerAccept(messageID: decision.messageID), messageID: decision.messageID,
+                paymentID: decision.paymentID, from: peer, quote: quote, ledger: ledger, now: now)
+        case .reject(let rejection):
+            return try receiveDecision(
+                .peerReject(messageID: rejection.messageID, reason: rejection.reason),
+                messageID: rejection.messageID, paymentID: rejection.paymentID, from: peer, quote: nil,
+                ledger: ledger, now: now, reason: rejection.reason)
+        case .cancel(let decision):
+            return try receiveDecision(
+                .peerCancel(messageID: decision.messageID), messageID: decision.messageID,
+                paymentID: decision.paymentID, from: peer, quote: nil, ledger: ledger, now: now)
+        case .ack(let ack):
+            return try receiveAck(ack, from: peer, ledger: ledger, now: now)
+        case .error(let error):
+            return try receiveError(error, from: peer, ledger: ledger)
+        case .hello, .ping, .pong, .close, .pair:
+            return StepOutcome()
+        }
+    }
+
+    /// An outcome that only answers `peer` (on its current session, if any) with `message`.
+    private func answering(_ message: PaymentMessage, to peer: PeerID) throws -> StepOutcome {
+        var outcome = StepOutcome()
+        if let session = link.session(with: peer) {
+            outcome.transmissions = [Transmission(session: session, bodies: [try encoded(message)])]
+        }
+        return outcome
+    }
+
+    /// If `messageID` from `peer` was already processed, the stored answer again.
+    private func duplicateAnswer(_ messageID: UUID, from peer: PeerID, ledger: Ledger) throws -> StepOutcome? {
+        guard let seen = try ledger.seenMessage(id: messageID, from: peer) else { return nil }
+        logger.debug("duplicate frame answered again", metadata: ["message": "\(messageID.wireString)"])
+        var outcome = StepOutcome()
+        if let session = link.session(with: peer) {
+            // The stored answer's own bytes, as first sent.
+            outcome.transmissions = [Transmission(session: session, bodies: [Array(seen.response)])]
+        }
+        return outcome
+    }
+
+    private func seen(
+        _ messageID: UUID, from peer: PeerID, payment: UUID, answer: PaymentMessage, now: Timestamp
+    ) throws -> SeenMessageRecord {
+        try SeenMessageRecord(
+            messageID: messageID, peerID: peer, paymentID: payment, receivedAt: now, response: answer, codec: codec)
+    }
+
+    private func receiveRequest(
+        _ frame: PaymentMessage.Request, from peer: PeerID, ledger: Ledger, now: Timestamp
+    ) throws -> StepOutcome {
+        if let again = try duplicateAnswer(frame.messageID, from: peer, ledger: ledger) { return again }
+        let payment = frame.payment
+        guard payment.payee == peer, payment.payer == me else {
+            return try answering(
+                .error(.init(code: .notAuthorized, message: "request not between you and me", ref: frame.messageID)),
+                to: peer)
+        }
+        if let problem = Self.timeProblem(payment, now: now) {
+            return try answering(.error(.init(code: .malformedFrame, message: problem, ref: frame.messageID)), to: peer)
+        }
+        let existing = try ledger.payment(id: payment.id)
+        if existing == nil, now >= payment.expiresAt {
+            // Expired on arrival (PROTOCOL.md §10): answered `expired` and never stored, so that such requests cost
+            // the ledger nothing; the answer depends only on the clock, so a resend gets the same one.
+            return try answering(
+                .ack(
+                    .init(
+                        ackedID: frame.messageID, paymentID: payment.id, state: .expired, reasonCode: .alreadyExpired)),
+                to: peer)
+        }
+        if let refusal = try refusalByLimits(frame, from: peer, isNew: existing == nil, ledger: ledger, now: now) {
+            return refusal
+        }
+        if let existing {
+            // Only a payment this peer asked us to pay is answered with its state; an ID in use by any other
+            // payment (one of ours to this peer, or anyone else's) gets one and the same refusal.
+            guard existing.peerID == peer, existing.role == .payer else {
+                return try answering(
+                    .error(.init(code: .notAuthorized, message: "payment ID not available", ref: frame.messageID)),
+                    to: peer)
+            }
+            // The same payment again under a new message ID: answer with its current state.
+            let ack = PaymentMessage.ack(
+                .init(
+                    ackedID: frame.messageID, paymentID: payment.id, state: existing.state,
+                    reasonCode: existing.state.conflictReason))
+            try ledger.apply(
+                LedgerChange(seenMessage: try seen(frame.messageID, from: peer, payment: payment.id, answer: ack, now: now)))
+            return try answering(ack, to: peer)
+        }
+        var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
+        var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
+        var events = [
+            PaymentEventRecord(
+                paymentID: payment.id, at: now, from: nil, to: .pending, cause: .received, messageID: frame.messageID)
+        ]
+        events += Self.transitionEvents(actions, paymentID: payment.id, now: now, cause: .expiry, messageID: nil)
+        let answer = Self.answerFrame(actions, paymentID: payment.id)
+        let refused = acceptFrom == .paired && lifecycle.state == .pending ? try !ledger.isPaired(peer) : false
+        let plan = try planSend(to: peer, ledger: ledger, now: now)
+        var outgoing: [OutboxRecord] = []
+        if refused {
+            // accept_from = paired: the request is stored already rejected, in the same transaction as its ack, so
+            // that no crash can leave it pending and shown; both ledgers say why, and the user is not asked.
+            let rejectID = UUID()
+            let rejection = lifecycle.handle(.localReject(messageID: rejectID, reason: Self.notPairedReason), now: now)
+            events += Self.transitionEvents(
+                rejection, paymentID: payment.id, now: now, cause: .local, messageID: rejectID)
+            record.reason = Self.notPairedReason
+            record.update(from: lifecycle, now: now)
+            outgoing = try outboxRecords(for: rejection, payment: record, now: now, sending: plan.session != nil)
+        }
+        var change = LedgerChange(
+            payment: record, events: events,
+            seenMessage: try answer.map { try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now) }
+        )
+        change.outbox = outgoing
+        let stored = try ledger.apply(change)
+        var outcome = StepOutcome()
+        outcome.add(plan.transmission(then: stored, answer: try answer.map(encoded)))
+        if refused {
+            outcome.events = [.paymentUpdated(record)]
+            logger.notice(
+                "request from a peer not paired rejected (accept_from = paired)",
+                metadata: ["payment": "\(payment.id.wireString)", "payee": "\(peer.shortDescription)"])
+            return outcome
+        }
+        logger.info(
+            "request received",
+            metadata: [
+                "payment": "\(payment.id.wireString)", "payee": "\(peer.shortDescription)",
+                "amount": "\(payment.amount)",
+            ])
+        outcome.events = [.requestReceived(record)]
+        return outcome
+    }
+
+    /// Why a request's times are out of bounds on our clock (PROTOCOL.md §10), or nil: `createdAt` at most
+    /// `Limits.maxClockSkew` ahead of now (a future date would pin the row at the top of every list), and `expiresAt`
+    /// at most `Limits.maxRequestLifetime` after `createdAt` and after now (plus the skew).
+    static func timeProblem(_ payment: PaymentRequest, now: Timestamp) -> String? {
+        let latestCreation = now.adding(seconds: Limits.maxClockSkew)
+        if payment.createdAt > latestCreation {
+            return "invalid field 'payment.createdAt': more than \(Limits.maxClockSkew) s ahead of the receiver's clock"
+        }
+        let lifetime = payment.expiresAt.secondsSince1970 - payment.createdAt.secondsSince1970
+        if lifetime > Limits.maxRequestLifetime
+            || payment.expiresAt > now.adding(seconds: Limits.maxRequestLifetime + Limits.maxClockSkew)
+        {
+            return "invalid field 'payment.expiresAt': a request lives at most \(Limits.maxRequestLifetime) s"
+        }
+        return nil
+    }
+
+    /// The `limit-exceeded` answer when a request from `peer` is over its limits (see `RequestLimiter`), or nil to
+    /// admit it. The counts are read in this step's transaction, and steps run one at a time, so they are exact. A
+    /// refused request is neither stored nor remembered as seen, so the peer's resend can succeed later; a request
+    /// for a payment already stored does not count as pending.
+    private func refusalByLimits(
+        _ frame: PaymentMessage.Request, from peer: PeerID, isNew: Bool, ledger: Ledger, now: Timestamp
+    ) throws -> StepOutcome? {
+        let paired = try ledger.isPaired(peer)
+        let pending = isNew ? try ledger.pendingIncomingCount(from: peer, now: now) : 0
+        let unpairedPending = paired ? nil : isNew ? try ledger.pendingIncomingCountFromUnpaired(now: now) : 0
+        let verdict = requestLimiter.withLock {
+            $0.admit(from: peer, pending: pending, unpairedPending: unpairedPending, now: now)
+        }
+        guard let verdict else { return nil }
+        if let unlogged = verdict.log {
+            logger.notice(
+                "request refused: \(verdict.refusal)",
+                metadata: [
+                    "peer": "\(peer.shortDescription)", "message": "\(frame.messageID.wireString)",
+                    "unlogged": "\(unlogged)",
+                ])
+        }
+        return try answering(
+            .error(.init(code: .limitExceeded, message: "\(verdict.refusal); resend later", ref: frame.messageID)),
+            to: peer)
+    }
+
+    private func receiveDecision(
+        _ event: PaymentLifecycle.Event, messageID: UUID, paymentID: UUID, from peer: PeerID, quote: Quote?,
+        ledger: Ledger, now: Timestamp, reason: String? = nil
+    ) throws -> StepOutcome {
+        if let again = try duplicateAnswer(messageID, from: peer, ledger: ledger) { return again }
+        guard var record = try ledger.payment(id: paymentID), record.peerID == peer else {
+            return try answering(
+                .error(.init(code: .unknownPayment, message: "unknown payment", ref: messageID)), to: peer)
+        }
+        var lifecycle = record.lifecycle
+        let actions = lifecycle.handle(event, now: now)
+        let events = Self.transitionEvents(actions, paymentID: paymentID, now: now, cause: .peer, messageID: messageID)
+        var change = LedgerChange(events: events)
+        var outcome = StepOutcome()
+        if !events.isEmpty || lifecycle != record.lifecycle {
+            if let reason, events.contains(where: { $0.toState == .rejected }) { record.reason = reason }
+            record.update(from: lifecycle, now: now)
+            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
+            change.payment = record
+            outcome.events = [.paymentUpdated(record)]
+        }
+        let answer = Self.answerFrame(actions, paymentID: paymentID)
+        if let answer {
+            change.seenMessage = try seen(messageID, from: peer, payment: paymentID, answer: answer, now: now)
+        }
+        if !change.isEmpty { try ledger.apply(change) }
+        if let answer, let session = link.session(with: peer) {
+            outcome.transmissions = [Transmission(session: session, bodies: [try encoded(answer)])]
+        }
+        return outcome
+    }
+
+    private func receiveAck(
+        _ ack: PaymentMessage.Acknowledgement, from peer: PeerID, ledger: Ledger, now: Timestamp
+    ) throws -> StepOutcome {
+        var outcome = StepOutcome()
+        guard let acked = try ledger.outboxRecord(messageID: ack.ackedID, peerID: peer),
+            acked.paymentID == ack.paymentID
+        else {
+            logger.debug("ack for no pending frame", metadata: ["message": "\(ack.ackedID.wireString)"])
+            return outcome
+        }
+        var change = LedgerChange(removeFromOutbox: [ack.ackedID])
+        var record = try ledger.payment(id: ack.paymentID)
+        if var current = record {
+            var lifecycle = current.lifecycle
+            let actions = lifecycle.handle(.peerAck(state: ack.state, reasonCode: ack.reasonCode), now: now)
+            change.events = Self.transitionEvents(
+                actions, paymentID: current.id, now: now, cause: .ack, messageID: ack.ackedID)
+            if lifecycle != current.lifecycle {
+                current.update(from: lifecycle, now: now)
+                if ack.reasonCode != nil { current.reasonCode = ack.reasonCode }
+                change.payment = current
+                outcome.events.append(.paymentUpdated(current))
+            }
+            record = current
+        }
+        try ledger.apply(change)
+        outcome.events.append(.delivered(paymentID: ack.paymentID, messageID: ack.ackedID))
+        outcome.answered = [(ack.ackedID, .answered(record))]
+        return outcome
+    }
+
+    private func receiveError(
+        _ error: PaymentMessage.ErrorFrame, from peer: PeerID, ledger: Ledger
+    ) throws -> StepOutcome {
+        logger.notice(
+            "peer reported an error",
+            metadata: ["peer": "\(peer.shortDescription)", "code": "\(error.code)", "message": "\(error.message)"])
+        var outcome = StepOutcome()
+        // These errors will not change on a resend: stop retrying the frame they refer to.
+        let final: Set<PaymentMessage.ErrorFrame.Code> = [.malformedFrame, .notAuthorized, .unknownPayment]
+        guard let ref = error.ref, final.contains(error.code) else { return outcome }
+        if try ledger.outboxRecord(messageID: ref, peerID: peer) != nil {
+            try ledger.apply(LedgerChange(removeFromOutbox: [ref]))
+            outcome.answered = [(ref, .dropped)]
+        }
+        return outcome
+    }
+}

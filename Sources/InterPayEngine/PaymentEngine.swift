@@ -1,0 +1,387 @@
+import Foundation
+public import InterPayCore
+public import InterPayRates
+public import InterPayStore
+public import Logging
+import Synchronization
+
+/// Runs every payment's lifecycle against the ledger and the link to the peers.
+///
+/// The rules of `protocol/PROTOCOL.md` §9 live here: a state change, its event and its outbound frame are committed
+/// in one transaction before the frame is sent; an incoming frame's effects and our answer to it are committed
+/// before the answer is sent; unacknowledged frames are resent in order whenever a session with the peer comes up;
+/// a duplicate frame gets the stored answer again and changes nothing.
+///
+/// Each step (a local command, an inbound frame, a session event, an expiry check) is one ledger transaction: it
+/// reads what it needs, runs the pure `PaymentLifecycle`, and writes payment, events, outbox and seen rows
+/// (`AppDatabase.transact`). Steps run one after another in the order they were submitted, so two steps on one
+/// payment never interleave, and steps submitted while a transaction is in flight share the next one (one disk
+/// flush for the batch). After each commit the frames it produced (the outbox rows' stored bytes, and the answers)
+/// are handed to the link in commit order, before the next transaction begins.
+///
+/// On the first frames to a peer on a new session, the peer's whole outbox goes out first, in order (§9.3): a frame
+/// committed before the session's `up` event is handled never overtakes frames lost with the previous session.
+public final class PaymentEngine: Sendable {
+    /// Fetches the quote stored with a payment when it is accepted: from cached rates only, never waiting on the
+    /// network; nil when there is none.
+    public typealias AcceptanceQuote = @Sendable (Money) async -> Quote?
+
+    /// The reason given when `accept_from = paired` rejects a request from a peer that is not paired.
+    public static let notPairedReason = "not paired: this peer takes requests from paired peers only"
+
+    let database: AppDatabase
+    let link: any PaymentLink
+    let me: PeerID
+    let logger: Logger
+    let codec = FrameCodec()
+    let acceptFrom: AcceptPolicy
+    let acceptanceQuote: AcceptanceQuote?
+    /// Per-peer limits on incoming requests; used only inside steps, which run one at a time.
+    let requestLimiter: Mutex<RequestLimiter>
+    /// Per peer, the session on which its whole outbox was last sent (see the type's documentation). Read and
+    /// written only inside steps.
+    let flushedSessions = Mutex<[PeerID: LinkSession]>([:])
+    let waiters = AckWaiters()
+    private let eventContinuation: AsyncStream<EngineEvent>.Continuation
+    /// Engine events for watchers (the newest 1,024 are kept for a slow watcher).
+    public let events: AsyncStream<EngineEvent>
+    // Set once in `init`, after the closures it is built from can refer to `self`.
+    private let pipelineBox = Mutex<StepPipeline<Step, StepOutcome>?>(nil)
+
+    /// An engine for the node `me` with its ledger and link.
+    /// - Parameters:
+    ///   - inboundCapacity: how many frames from peers may wait for the ledger before `handle(_:)` waits.
+    public init(
+        me: PeerID, database: AppDatabase, link: any PaymentLink, acceptanceQuote: AcceptanceQuote? = nil,
+        acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(), inboundCapacity: Int = 1_024,
+        logger: Logger
+    ) {
+        self.me = me
+        self.database = database
+        self.link = link
+        self.acceptanceQuote = acceptanceQuote
+        self.acceptFrom = acceptFrom
+        self.requestLimiter = Mutex(RequestLimiter(limits: requestLimits))
+        self.logger = logger
+        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
+        let pipeline = StepPipeline<Step, StepOutcome>(
+            inboundCapacity: inboundCapacity,
+            commit: { [database] steps in
+                let results = await database.transact(steps.map(\.body))
+                return results.map { result in
+                    switch result {
+                    case .success(let outcome): outcome
+                    case .failure(let error): StepOutcome(failure: error)
+                    }
+                }
+            },
+            afterCommit: { [weak self] done in self?.committed(done) })
+        pipelineBox.withLock { $0 = pipeline }
+    }
+
+    private var pipeline: StepPipeline<Step, StepOutcome>? { pipelineBox.withLock { $0 } }
+
+    // MARK: Steps
+
+    /// One step: what it does in its transaction, and who waits for its outcome.
+    struct Step: Sendable {
+        /// The peer the step concerns, if one: its flushed session is forgotten if the step fails.
+        var peer: PeerID?
+        var body: @Sendable (Ledger) throws -> StepOutcome
+        var done: (@Sendable (StepOutcome) -> Void)?
+        /// For an inbound frame: the error to answer with if the step fails (nothing was committed, so the peer
+        /// keeps the frame in its outbox and resends it later).
+        var failureAnswer: PaymentMessage?
+    }
+
+    /// Frames to hand to a session after the commit.
+    struct Transmission: Sendable {
+        var session: LinkSession
+        var bodies: [[UInt8]]
+    }
+
+    /// What a step produced.
+    struct StepOutcome: Sendable {
+        var transmissions: [Transmission] = []
+        var events: [EngineEvent] = []
+        /// Our frames the peer answered (or that left the outbox unanswered), for `AckWaiters`.
+        var answered: [(messageID: UUID, outcome: AckWaiters.Outcome)] = []
+        /// For local commands: the payment as the step left it.
+        var record: PaymentRecord?
+        /// For local commands: why the command failed (its step may still have committed).
+        var refusal: EngineError?
+        /// Set when the transaction failed: nothing of the step is stored.
+        var failure: StoreError?
+
+        init(failure: StoreError? = nil) { self.failure = failure }
+    }
+
+    /// Runs a local step and returns its outcome once committed.
+    func perform(
+        concerning peer: PeerID?, _ body: @escaping @Sendable (Ledger) throws -> StepOutcome
+    ) async throws(EngineError) -> StepOutcome {
+        guard let pipeline else { throw .storage("the engine is shut down") }
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<StepOutcome, Never>) in
+            pipeline.submit(Step(peer: peer, body: body, done: { continuation.resume(returning: $0) }))
+        }
+        if let failure = outcome.failure { throw .storage(failure.description) }
+        if let refusal = outcome.refusal { throw refusal }
+        return outcome
+    }
+
+    /// After a commit, in commit order: sends, events, waiters, callers.
+    private func committed(_ done: [(Step, StepOutcome)]) {
+        for (step, outcome) in done {
+            if outcome.failure != nil {
+                // What the step planned to send was not committed: the next frame to that peer resends its whole
+                // outbox (a duplicate is harmless, the peer answers it again).
+                if let peer = step.peer { _ = flushedSessions.withLock { $0.removeValue(forKey: peer) } }
+                if let answer = step.failureAnswer, let peer = step.peer, let session = link.session(with: peer),
+                    let body = try? codec.encodeBody(answer)  // an error frame we build always encodes
+                {
+                    link.send([body], on: session)
+                }
+                continue
+            }
+            for transmission in outcome.transmissions {
+                link.send(transmission.bodies, on: transmission.session)
+            }
+        }
+        for (step, outcome) in done {
+            if let failure = outcome.failure, step.failureAnswer != nil {
+                logger.error(
+                    "could not process a frame",
+                    metadata: ["peer": "\(step.peer?.shortDescription ?? "?")", "error": "\(failure)"])
+            }
+            for event in outcome.events { eventContinuation.yield(event) }
+            for (messageID, answer) in outcome.answered { waiters.resolve(messageID, answer) }
+            step.done?(outcome)
+        }
+    }
+
+    // MARK: Link events
+
+    /// Handles one link event in order: a frame's step is queued (waiting while `inboundCapacity` frames are), and
+    /// this returns before it commits; session events likewise.
+    public func handle(_ event: LinkEvent) async {
+        guard let pipeline else { return }
+        let now = Timestamp.now
+        switch event {
+        case .up(let session):
+            await pipeline.submitInbound(Step(peer: session.peerID, body: { [self] ledger in
+                try sessionUpStep(session, ledger: ledger, now: now)
+            }))
+        case .down(let session):
+            await pipeline.submitInbound(Step(peer: nil, body: { ledger in
+                try ledger.upsertPeer(
+                    PeerRecord(peerID: session.peerID, name: session.name, address: session.address, seenAt: now))
+                var outcome = StepOutcome()
+                outcome.events = [.peerDown(session)]
+                return outcome
+            }))
+        case .frame(let message, let peer):
+            await receive(message, from: peer, now: now)
+        }
+    }
+
+    /// Queues the step of one frame from `peer` (everything but the transport's own frames).
+    public func receive(_ message: PaymentMessage, from peer: PeerID, now: Timestamp = .now) async {
+        guard let pipeline else { return }
+        let quote = await quoteForIncoming(message)
+        let failureAnswer = message.messageID.map {
+            PaymentMessage.error(.init(code: .internal, message: "could not process the frame; retry later", ref: $0))
+        }
+        await pipeline.submitInbound(
+            Step(
+                peer: peer,
+                body: { [self] ledger in try receiveStep(message, from: peer, quote: quote, ledger: ledger, now: now) },
+                failureAnswer: failureAnswer))
+    }
+
+    /// A session came up: remember the peer and resend everything it has not acknowledged, in order (unless a step
+    /// already did on this session).
+    func sessionUpStep(_ session: LinkSession, ledger: Ledger, now: Timestamp) throws -> StepOutcome {
+        try ledger.upsertPeer(
+            PeerRecord(peerID: session.peerID, name: session.name, address: session.address, seenAt: now))
+        var outcome = StepOutcome()
+        let plan = try planSend(to: session.peerID, ledger: ledger, now: now)
+        outcome.add(plan.transmission(then: [], answer: nil))
+        outcome.events = [.peerUp(session)]
+        return outcome
+    }
+
+    /// Expires what is due and stops resending what expired; one step.
+    public func tick(now: Timestamp = .now) async {
+        do {
+            _ = try await perform(concerning: nil) { [self] ledger in
+                var outcome = StepOutcome()
+                for var record in try ledger.duePayments(now: now) {
+                    var lifecycle = record.lifecycle
+                    let actions = lifecycle.handle(.tick, now: now)
+                    let events = Self.transitionEvents(
+                        actions, paymentID: record.id, now: now, cause: .expiry, messageID: nil)
+                    guard !events.isEmpty else { continue }
+                    record.update(from: lifecycle, now: now)
+                    try ledger.apply(LedgerChange(payment: record, events: events))
+                    outcome.events.append(.paymentUpdated(record))
+                }
+                let dropped = try ledger.pruneOutbox(now: now)
+                if !dropped.isEmpty {
+                    logger.debug("stopped resending expired frames", metadata: ["count": "\(dropped.count)"])
+                }
+                outcome.answered = dropped.map { ($0.messageID, .dropped) }
+                return outcome
+            }
+        } catch {
+            logger.error("expiry check failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Returns once an empty step has gone through the ledger queue: an answer shows the engine is not stuck (the
+    /// systemd watchdog asks before each ping). False if that step failed.
+    @discardableResult
+    public func ping() async -> Bool {
+        do {
+            _ = try await perform(concerning: nil) { _ in StepOutcome() }
+            return true
+        } catch {
+            logger.error("the ledger queue failed a liveness check", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// How many steps wait for a transaction now (for diagnostics and benchmarks).
+    public var queuedSteps: Int { pipeline?.queuedCount ?? 0 }
+
+    // MARK: Sending
+
+    /// Where a step's frames to one peer go, decided inside its transaction.
+    struct SendPlan {
+        /// The session the frames go on; nil when there is none (they stay in the outbox).
+        var session: LinkSession?
+        /// The peer's outbox as it was before the step, when this is the first step to send on `session`: resent
+        /// first, in order.
+        var flush: [OutboxRecord] = []
+
+        /// The frames in order: the flushed outbox, the answer to an incoming frame, then the step's new outbox rows.
+        func transmission(then stored: [OutboxRecord], answer: [UInt8]?) -> Transmission? {
+            guard let session else { return nil }
+            var bodies = flush.map { Array($0.frame) }
+            if let answer { bodies.append(answer) }
+            bodies += stored.map { Array($0.frame) }
+            return bodies.isEmpty ? nil : Transmission(session: session, bodies: bodies)
+        }
+    }
+
+    /// Decides, inside a step, where frames to `peer` go: on the current session, after the whole outbox if this is
+    /// the first step to send on it (the outbox is then marked sent in the same transaction).
+    func planSend(to peer: PeerID, ledger: Ledger, now: Timestamp) throws -> SendPlan {
+        guard let session = link.session(with: peer) else { return SendPlan(session: nil) }
+        let first = flushedSessions.withLock { flushed -> Bool in
+            guard flushed[peer] != session else { return false }
+            flushed[peer] = session
+            return true
+        }
+        guard first else { return SendPlan(session: session) }
+        let pending = try ledger.outbox(peerID: peer)
+        if !pending.isEmpty {
+            try ledger.markOutboxSent(peerID: peer, at: now)
+            logger.info(
+                "resending unacknowledged frames", metadata: ["peer": "\(session.name)", "count": "\(pending.count)"])
+        }
+        return SendPlan(session: session, flush: pending)
+    }
+
+    /// Outbox rows for the frames the actions send. Requests and cancels are resent until the payment expires; a
+    /// payer's accept or reject until the payee answers. `sending`: they go out right after the commit, so they are
+    /// stored as sent once.
+    func outboxRecords(
+        for actions: [PaymentLifecycle.Action], payment: PaymentRecord, now: Timestamp, sending: Bool
+    ) throws -> [OutboxRecord] {
+        var records: [OutboxRecord] = []
+        for case .send(let message) in actions {
+            let retryUntil: Timestamp? =
+                switch message {
+                case .request, .cancel: payment.expiresAt
+                default: nil
+                }
+            var record = try OutboxRecord(
+                message: message, to: payment.peerID, createdAt: now, retryUntil: retryUntil, codec: codec)
+            if sending {
+                record.attempts = 1
+                record.lastSentAt = now
+            }
+            records.append(record)
+        }
+        return records
+    }
+
+    /// The ack or error frame the actions answer an incoming frame with.
+    static func answerFrame(_ actions: [PaymentLifecycle.Action], paymentID: UUID) -> PaymentMessage? {
+        for action in actions {
+            switch action {
+            case .acknowledge(let messageID, let state, let reason):
+                return .ack(.init(ackedID: messageID, paymentID: paymentID, state: state, reasonCode: reason))
+            case .violation(let messageID, let text):
+                return .error(.init(code: .notAuthorized, message: text, ref: messageID))
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// The events recording each transition (and confirmation) among `actions`.
+    static func transitionEvents(
+        _ actions: [PaymentLifecycle.Action], paymentID: UUID, now: Timestamp, cause: PaymentEventRecord.Cause,
+        messageID: UUID?
+    ) -> [PaymentEventRecord] {
+        actions.compactMap { action in
+            switch action {
+            case .transition(let from, let to):
+                PaymentEventRecord(
+                    paymentID: paymentID, at: now, from: from, to: to,
+                    cause: to == .expired && cause != .ack ? .expiry : cause,
+                    messageID: messageID)
+            case .confirmed(let state):
+                PaymentEventRecord(
+                    paymentID: paymentID, at: now, from: state, to: state, cause: cause, messageID: messageID,
+                    detail: "confirmed by the payee")
+            default:
+                nil
+            }
+        }
+    }
+
+    /// The quote to store if `message` makes a payment accepted here (an `accept` from the payer); read before the
+    /// step, since a step never waits on anything but the ledger.
+    private func quoteForIncoming(_ message: PaymentMessage) async -> Quote? {
+        guard let acceptanceQuote, case .accept(let decision) = message else { return nil }
+        guard let record = try? await database.payment(id: decision.paymentID), let amount = try? record.amount
+        else { return nil }  // Unknown payment or unreadable amount: the step answers it; no quote needed.
+        return await acceptanceQuote(amount)
+    }
+
+    /// An answer encoded for the wire.
+    func encoded(_ message: PaymentMessage) throws -> [UInt8] {
+        try codec.encodeBody(message)
+    }
+}
+
+extension PaymentEngine.StepOutcome {
+    /// Adds a transmission, if there is one.
+    mutating func add(_ transmission: PaymentEngine.Transmission?) {
+        if let transmission { transmissions.append(transmission) }
+    }
+}
+
+extension PaymentRecord {
+    /// Stores `quote` as the one used when the payment was accepted (once; a later quote never replaces it).
+    public mutating func storeAcceptanceQuote(_ quote: Quote?) {
+        guard let quote, quoteCurrency == nil else { return }
+        quoteCurrency = quote.to.code
+        quoteMinor = quote.converted.minorUnits
+        quoteRate = quote.rate
+        quoteRatesAt = quote.ratesUpdatedAt
+    }
+}

@@ -1,0 +1,47 @@
+public import InterPayCore
+
+/// A session with a peer as the engine sees it: who, under which name, from where, and which session it is.
+public struct LinkSession: Sendable, Hashable {
+    /// The peer's ID, proven by its key.
+    public let peerID: PeerID
+    /// The name the peer gave.
+    public let name: String
+    /// The peer's address as `host:port`.
+    public let address: String
+    /// Tells two sessions with the same peer apart: every new session has a new serial.
+    public let serial: UInt64
+
+    /// A session as a link reports it.
+    public init(peerID: PeerID, name: String, address: String, serial: UInt64) {
+        self.peerID = peerID
+        self.name = name
+        self.address = address
+        self.serial = serial
+    }
+}
+
+/// What the engine needs of the sessions: which peer has one now, and a way to hand it frames. The daemon plugs its
+/// TLS session manager in; tests and benchmarks use `MemoryLink`.
+///
+/// Both calls are synchronous and must not block: the engine makes them between a ledger commit and the next, in
+/// commit order, so that frames to a peer leave in the order their commits happened.
+public protocol PaymentLink: Sendable {
+    /// The session with `peer` now, if any.
+    func session(with peer: PeerID) -> LinkSession?
+
+    /// Queues encoded frame bodies (`FrameCodec.encodeBody`, no length prefix) on `session`, in order; false when
+    /// that session is gone or refuses them (then nothing is lost: the outbox keeps every frame that matters, and
+    /// the next session gets it all again).
+    @discardableResult
+    func send(_ bodies: [[UInt8]], on session: LinkSession) -> Bool
+}
+
+/// What happens on the link, in the order the engine must see it.
+public enum LinkEvent: Sendable {
+    /// A session came up (a new one replaces any earlier one with the same peer).
+    case up(LinkSession)
+    /// The session went down.
+    case down(LinkSession)
+    /// A frame from a peer (the transport keeps its own `hello`, `ping`, `pong` and `close`).
+    case frame(PaymentMessage, from: PeerID)
+}

@@ -1,0 +1,156 @@
+public import Foundation
+import GRDB
+public import InterPayCore
+
+/// The ledger inside one transaction: what a protocol step reads and writes, synchronously, on GRDB's writer.
+///
+/// The payment engine runs each step as a closure given a `Ledger` (`AppDatabase.transact(_:)`): it reads what it
+/// needs (the payment, the duplicate check, the limits, the outbox), decides with the pure `PaymentLifecycle`, and
+/// writes with `apply(_:)`, all in one transaction, so no other step can interleave between the read and the write
+/// (GRDB's `AppDatabase` pattern: read, decide, write in one `write {}`). The asynchronous queries of
+/// `AppDatabase` with the same names run these same queries in a read transaction of their own.
+public struct Ledger {
+    let db: Database
+
+    init(_ db: Database) {
+        self.db = db
+    }
+
+    // MARK: Payments
+
+    /// The payment with this ID, if stored.
+    public func payment(id: UUID) throws -> PaymentRecord? {
+        try PaymentRecord.filter(PaymentRecord.Columns.id == id.wireString).fetchOne(db)
+    }
+
+    /// The pending payments whose `expiresAt` has come, soonest first (see `AppDatabase.duePayments(now:)`).
+    public func duePayments(now: Timestamp) throws -> [PaymentRecord] {
+        try PaymentRecord
+            .filter(sql: "state = 'pending' AND expiresAt <= ?", arguments: [now.secondsSince1970])
+            .order(PaymentRecord.Columns.expiresAt, PaymentRecord.Columns.id)
+            .fetchAll(db)
+    }
+
+    /// How many of `peerID`'s requests to us are pending and not yet past expiry at `now`.
+    public func pendingIncomingCount(from peerID: PeerID, now: Timestamp) throws -> Int {
+        try PaymentRecord
+            .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
+            .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
+            .filter(PaymentRecord.Columns.peerID == peerID.description)
+            .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
+            .fetchCount(db)
+    }
+
+    /// How many requests to us from peers that are not paired are pending and not yet past expiry at `now`.
+    public func pendingIncomingCountFromUnpaired(now: Timestamp) throws -> Int {
+        try PaymentRecord
+            .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
+            .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
+            .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
+            .filter(sql: "peerID NOT IN (SELECT peerID FROM trustedPeer)")
+            .fetchCount(db)
+    }
+
+    /// The frame with this `messageID` from `peer` already processed, with the answer given, if any.
+    public func seenMessage(id: UUID, from peer: PeerID) throws -> SeenMessageRecord? {
+        try SeenMessageRecord
+            .filter(
+                SeenMessageRecord.Columns.peerID == peer.description
+                    && SeenMessageRecord.Columns.messageID == id.wireString
+            )
+            .fetchOne(db)
+    }
+
+    /// Whether `peerID` is paired.
+    public func isPaired(_ peerID: PeerID) throws -> Bool {
+        try TrustedPeerRecord.exists(db, key: peerID.description)
+    }
+
+    /// The `send` idempotency key `key`, if used in the last `SendKeyRecord.lifetime` seconds.
+    public func sendKey(_ key: String, now: Timestamp) throws -> SendKeyRecord? {
+        try SendKeyRecord
+            .filter(SendKeyRecord.Columns.key == key)
+            .filter(SendKeyRecord.Columns.createdAt > now.secondsSince1970 - SendKeyRecord.lifetime)
+            .fetchOne(db)
+    }
+
+    // MARK: Outbox
+
+    /// The frames waiting for `peerID`'s ack, in the order they must be resent (`seq`).
+    public func outbox(peerID: PeerID) throws -> [OutboxRecord] {
+        try OutboxRecord
+            .filter(OutboxRecord.Columns.peerID == peerID.description)
+            .order(OutboxRecord.Columns.seq)
+            .fetchAll(db)
+    }
+
+    /// The frame `messageID` waiting for `peerID`'s ack, if it is in the outbox.
+    public func outboxRecord(messageID: UUID, peerID: PeerID) throws -> OutboxRecord? {
+        try OutboxRecord
+            .filter(OutboxRecord.Columns.messageID == messageID.wireString)
+            .filter(OutboxRecord.Columns.peerID == peerID.description)
+            .fetchOne(db)
+    }
+
+    /// Records that every frame waiting for `peerID` is handed to a session at `at`: one more attempt each.
+    public func markOutboxSent(peerID: PeerID, at: Timestamp) throws {
+        try OutboxRecord
+            .filter(OutboxRecord.Columns.peerID == peerID.description)
+            .updateAll(
+                db, OutboxRecord.Columns.attempts += 1, OutboxRecord.Columns.lastSentAt.set(to: at.secondsSince1970))
+    }
+
+    /// Ends the retransmission of frames whose `retryUntil` has passed: deletes them and returns them, in `seq`
+    /// order.
+    public func pruneOutbox(now: Timestamp) throws -> [OutboxRecord] {
+        let expired = OutboxRecord.filter(OutboxRecord.Columns.retryUntil <= now.secondsSince1970)
+        let records = try expired.order(OutboxRecord.Columns.seq).fetchAll(db)
+        try expired.deleteAll(db)
+        return records
+    }
+
+    // MARK: Writing
+
+    /// Writes one protocol step's change (see `LedgerChange`); returns the outbox records as stored, with their
+    /// `seq` numbers.
+    @discardableResult
+    public func apply(_ change: LedgerChange) throws -> [OutboxRecord] {
+        try AppDatabase.apply(change, in: db)
+    }
+
+    /// Inserts a peer or refreshes a known one (name, address when given, last seen).
+    public func upsertPeer(_ peer: PeerRecord) throws {
+        try AppDatabase.upsert(peer, in: db)
+    }
+}
+
+extension AppDatabase {
+    /// Runs `steps` in one write transaction, in order, each in a savepoint of its own: a step that throws is rolled
+    /// back alone and gets its error; the others see what the earlier ones wrote. One disk flush for the batch;
+    /// returns once the transaction is durable (or failed, when every step gets the failure).
+    public func transact<Outcome: Sendable>(
+        _ steps: [@Sendable (Ledger) throws -> Outcome]
+    ) async -> [Result<Outcome, StoreError>] {
+        do {
+            return try await writer.write { db in
+                let ledger = Ledger(db)
+                return steps.map { step in
+                    var outcome = Result<Outcome, StoreError>.failure(
+                        .database(operation: "run a ledger step", reason: "the step did not run"))
+                    do {
+                        try db.inSavepoint {
+                            outcome = .success(try step(ledger))
+                            return .commit
+                        }
+                    } catch {
+                        outcome = .failure(StoreError(operation: "run a ledger step", error))
+                    }
+                    return outcome
+                }
+            }
+        } catch {
+            // The transaction itself failed (e.g. the disk): nothing of the batch is stored.
+            return steps.map { _ in .failure(StoreError(operation: "run a ledger step", error)) }
+        }
+    }
+}
