@@ -47,6 +47,7 @@ public final class PaymentEngine: Sendable {
     public let events: AsyncStream<EngineEvent>
     // Set once in `init`, after the closures it is built from can refer to `self`.
     private let pipelineBox = Mutex<StepPipeline<Step, StepOutcome>?>(nil)
+    private let transactions = Atomic<Int>(0)
 
     /// An engine for the node `me` with its ledger and link.
     /// - Parameters:
@@ -66,7 +67,8 @@ public final class PaymentEngine: Sendable {
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
         let pipeline = StepPipeline<Step, StepOutcome>(
             inboundCapacity: inboundCapacity,
-            commit: { [database] steps in
+            commit: { [database, weak self] steps in
+                self?.transactions.add(1, ordering: .relaxed)
                 let results = await database.transact(steps.map(\.body))
                 return results.map { result in
                     switch result {
@@ -249,6 +251,9 @@ public final class PaymentEngine: Sendable {
             return false
         }
     }
+
+    /// How many ledger transactions the engine's steps have taken so far (for tests and benchmarks: steps share them).
+    public var transactionCount: Int { transactions.load(ordering: .relaxed) }
 
     /// How many steps wait for a transaction now (for diagnostics and benchmarks).
     public var queuedSteps: Int { pipeline?.queuedCount ?? 0 }

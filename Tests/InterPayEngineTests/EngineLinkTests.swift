@@ -1,1 +1,210 @@
-// placeholder
+import Foundation
+import InterPayCore
+import InterPayStore
+import InterPayTestSupport
+import Logging
+import Synchronization
+import Testing
+
+@testable import InterPayEngine
+
+/// One node: an engine with a ledger file, on a `MemoryLink`, its events fed to it in order.
+final class MemoryNode: Sendable {
+    let id: PeerID
+    let link: MemoryLink
+    let engine: PaymentEngine
+    let database: AppDatabase
+    private let directory: TemporaryDirectory
+    private let pump: Task<Void, Never>
+
+    init(_ name: String, inboundCapacity: Int = 1_024) throws {
+        directory = try TemporaryDirectory()
+        id = PeerID(subjectPublicKeyInfoDER: Array("key of \(name)".utf8))
+        link = MemoryLink(me: id, name: name)
+        database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
+        var logger = Logger(label: "test.\(name)")
+        logger.logLevel = .critical
+        let engine = PaymentEngine(
+            me: id, database: database, link: link, requestLimits: .init(maxPending: .max, maxPerMinute: .max),
+            inboundCapacity: inboundCapacity, logger: logger)
+        self.engine = engine
+        let link = self.link
+        pump = Task {
+            for await event in link.events { await engine.handle(event) }
+        }
+    }
+
+    func stop() async {
+        link.finish()
+        await pump.value
+        directory.remove()
+    }
+}
+
+/// 12.50 MXN.
+func pesos() throws -> Money { Money(minorUnits: 12_50, currency: try CurrencyCode("MXN")) }
+
+@Suite("The engine over an in-memory link", .serialized)
+struct EngineLinkTests {
+    @Test("a request is committed, sent, stored by the payer and acknowledged; `wait` returns once the ack is in")
+    func requestRoundTrip() async throws {
+        let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
+        MemoryLink.connect(alice.link, bob.link)
+        await eventually("both sides hold the session") {
+            alice.link.session(with: bob.id) != nil && bob.link.session(with: alice.id) != nil
+        }
+        let record = try await alice.engine.request(
+            from: bob.id, amount: try pesos(), memo: "tacos", category: nil, expiresIn: 600, wait: .seconds(10))
+        #expect(try await alice.database.outbox(peerID: bob.id).isEmpty, "the ack removed the request from the outbox")
+        let onBob = try #require(try await bob.database.payment(id: record.id))
+        #expect(onBob.state == .pending && onBob.role == .payer)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("the payer's accept returns the payee's authoritative answer, confirmed, without polling")
+    func acceptWaitsForTheAnswer() async throws {
+        let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
+        MemoryLink.connect(alice.link, bob.link)
+        let record = try await alice.engine.request(
+            from: bob.id, amount: try pesos(), memo: "", category: nil, expiresIn: 600, wait: .seconds(10))
+        let accepted = try await bob.engine.decide(.accept, paymentID: record.id, wait: .seconds(10))
+        #expect(accepted.state == .accepted && accepted.confirmed)
+        #expect(try await alice.database.payment(id: record.id)?.state == .accepted)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a decision made without a session is sent when one comes up, before anything else, and confirmed")
+    func resentOnTheNextSession() async throws {
+        let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
+        MemoryLink.connect(alice.link, bob.link)
+        let record = try await alice.engine.request(
+            from: bob.id, amount: try pesos(), memo: "", category: nil, expiresIn: 600, wait: .seconds(10))
+        MemoryLink.disconnect(alice.link, bob.link)
+        await eventually("the session is gone") { bob.link.session(with: alice.id) == nil }
+        let tentative = try await bob.engine.decide(.reject(reason: "no"), paymentID: record.id, wait: .zero)
+        #expect(tentative.state == .rejected && !tentative.confirmed)
+        #expect(try await bob.database.outbox(peerID: alice.id).count == 1, "the reject waits in the outbox")
+        MemoryLink.connect(alice.link, bob.link)
+        await eventually("the payee answered the resent reject") {
+            (try? await bob.database.payment(id: record.id)?.confirmed) == true
+        }
+        #expect(try await alice.database.payment(id: record.id)?.reason == "no")
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a request to a peer without a session fails at once and stores nothing")
+    func unreachable() async throws {
+        let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
+        await #expect(throws: EngineError.self) {
+            try await alice.engine.request(from: bob.id, amount: try pesos(), memo: "", category: nil, expiresIn: 600)
+        }
+        #expect(try await alice.database.payments().isEmpty)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("500 concurrent requests: every one committed on both sides, acknowledged, in far fewer transactions")
+    func groupCommit() async throws {
+        let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
+        MemoryLink.connect(alice.link, bob.link)
+        let ids = try await withThrowingTaskGroup(of: UUID.self) { group in
+            for index in 0..<500 {
+                group.addTask {
+                    try await alice.engine.request(
+                        from: bob.id, amount: try pesos(), memo: "\(index)", category: nil, expiresIn: 600,
+                        wait: .seconds(30)
+                    ).id
+                }
+            }
+            return try await group.reduce(into: Set<UUID>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 500)
+        #expect(try await bob.database.payments().count == 500)
+        #expect(try await alice.database.outbox(peerID: bob.id).isEmpty)
+        let transactions = alice.engine.transactionCount + bob.engine.transactionCount
+        #expect(transactions < 1_500, "1,500 steps (request, its copy, its ack) took \(transactions) transactions")
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a frame seen before gets the stored answer again, byte for byte, and changes nothing")
+    func duplicate() async throws {
+        let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
+        MemoryLink.connect(alice.link, bob.link)
+        let record = try await alice.engine.request(
+            from: bob.id, amount: try pesos(), memo: "", category: nil, expiresIn: 600, wait: .seconds(10))
+        let frame = try #require(try await alice.database.payment(id: record.id))
+        let before = try await bob.database.events(paymentID: frame.id)
+        // The same request frame again (its original message ID), as a resend after a lost ack would be.
+        let created = try #require(try await alice.database.events(paymentID: record.id).first?.messageID)
+        let request = PaymentMessage.request(
+            .init(messageID: created, payment: try frame.request))
+        await bob.engine.receive(request, from: alice.id)
+        _ = await bob.engine.ping()  // the frame's step has committed
+        #expect(try await bob.database.events(paymentID: frame.id) == before)
+        await alice.stop()
+        await bob.stop()
+    }
+}
+
+@Suite("The ledger step queue")
+struct StepPipelineTests {
+    /// A commit that waits until released, counting batches.
+    final class Gate: Sendable {
+        let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>], batches: [[Int]])>((false, [], []))
+
+        func pass(_ batch: [Int]) async {
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state -> Bool in
+                    state.batches.append(batch)
+                    if state.open { return true }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if go { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiting = state.withLock { state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+    }
+
+    @Test("inbound steps beyond the capacity wait; none is lost; steps queued during a commit share the next one")
+    func backpressure() async throws {
+        let gate = Gate()
+        let done = Mutex<[Int]>([])
+        let pipeline = StepPipeline<Int, Int>(
+            inboundCapacity: 4, commit: { steps in
+                await gate.pass(steps)
+                return steps
+            }, afterCommit: { results in done.withLock { $0 += results.map(\.1) } })
+        let submitted = Mutex(0)
+        let feeder = Task {
+            for step in 0..<20 {
+                await pipeline.submitInbound(step)
+                submitted.withLock { $0 += 1 }
+            }
+        }
+        // The first batch's commit is held: the reader gets at most the capacity ahead of it.
+        await eventually("the queue is full") { pipeline.queuedCount == 4 }
+        try await Task.sleep(for: .milliseconds(100))
+        let inFlight = gate.state.withLock { $0.batches.first?.count ?? 0 }
+        #expect(inFlight >= 1 && inFlight <= 4)
+        #expect(submitted.withLock { $0 } == inFlight + 4, "the batch in its commit and four queued; the next waits")
+        gate.open()
+        await feeder.value
+        await eventually("every step committed") { done.withLock { $0.count } == 20 }
+        #expect(done.withLock { $0 } == Array(0..<20), "in submission order")
+        let batches = gate.state.withLock { $0.batches }
+        #expect(batches.count < 20, "steps queued during a commit share the next one: \(batches)")
+    }
+}
