@@ -101,6 +101,7 @@ test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG
 # `make test`) runs each benchmark for a few iterations so that none can rot; it checks that they run, not how fast.
 RELEASE_BIN = $$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)
 BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json
+BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --json
 
 bench-build: deps
 	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
@@ -109,12 +110,14 @@ bench-build: deps
 
 bench: bench-build ## every benchmark on release builds: engine vs TLS + SQLite baselines, LAN figures, micro benchmarks
 	$(BENCH_LAN) >.build/bench-lan.json || true
-	"$(RELEASE_BIN)/interpay-bench" --merge .build/bench-lan.json
+	$(BENCH_DAEMON) >.build/bench-daemon.json || echo '{"figures": []}' >.build/bench-daemon.json
+	"$(RELEASE_BIN)/interpay-bench" --merge .build/bench-lan.json --merge .build/bench-daemon.json
 	$(MAKE) --no-print-directory bench-micro
 
 bench-smoke: bench-build ## a few iterations of every benchmark (engine, LAN, micro): they still run (not how fast)
 	$(BENCH_LAN) --smoke >.build/bench-lan.json
-	"$(RELEASE_BIN)/interpay-bench" --smoke --merge .build/bench-lan.json
+	$(BENCH_DAEMON) --smoke >.build/bench-daemon.json
+	"$(RELEASE_BIN)/interpay-bench" --smoke --merge .build/bench-lan.json --merge .build/bench-daemon.json
 	$(MAKE) --no-print-directory bench-micro-smoke
 
 # Not part of `make test`: timings depend on the machine. BENCH_ARGS=--smoke for a 1-2 minute run, --json for

@@ -13,6 +13,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "InterPayCore", targets: ["InterPayCore"]),
+        // The micro benchmarks in Benchmarks/ measure engine steps on real ledger files.
+        .library(name: "InterPayEngine", targets: ["InterPayEngine"]),
+        .library(name: "InterPayStore", targets: ["InterPayStore"]),
         // The fuzz targets in Fuzz/ build against these two.
         .library(name: "InterPayTransport", targets: ["InterPayTransport"]),
         .library(name: "InterPayControl", targets: ["InterPayControl"]),

@@ -263,14 +263,36 @@ struct ControlMethods: ControlHandler {
         }
         if let peer = params.string("peer") { filter.peerID = try await resolvePeer(peer, requireSession: false) }
         filter.limit = Int(max(0, min(params.integer("limit") ?? 200, 100_000)))
-        let records = try await database.payments(filter: filter)
-        return .object(["payments": .array(try await records.asyncMap { try await json($0) })])
+        return try await paymentList(try await database.paymentViews(filter: filter))
+    }
+
+    /// Payments as JSON from one read of the ledger: their peers' names come with them, and the amounts in the
+    /// preferred currency from one look-up of the rates for all of them.
+    private func paymentList(_ views: [PaymentView]) async throws -> JSONValue {
+        let convert = await conversions.quoter()
+        return .object([
+            "payments": .array(
+                views.map { view in
+                    Self.json(view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
+                })
+        ])
+    }
+
+    /// The name a listed payment's peer is shown under: the live session's name first, as `PeerName.all` does.
+    private func peerName(_ view: PaymentView) -> PeerName {
+        let announced = sessions.session(with: view.record.peerID)?.name ?? view.announcedName
+        return PeerName(announcedName: announced, pinned: view.pinnedName)
     }
 
     private func show(_ params: Params) async throws -> JSONValue {
-        let record = try await resolvePayment(try params.required("payment"))
-        guard case .object(var object) = try await json(record) else { return .null }
-        let events = try await database.events(paymentID: record.id)
+        let text = try params.required("payment")
+        let detail = try await database.paymentDetail(idPrefix: text)
+        let view = try Self.only(text, in: detail.matches.map(\.record)).flatMap { _ in detail.matches.first }
+        guard let view else { throw EngineError.notFound("payment '\(text)'") }
+        let converted = (try? view.record.amount).flatMap(await conversions.quoter())
+        guard case .object(var object) = Self.json(view.record, peerName: peerName(view), converted: converted)
+        else { return .null }
+        let events = detail.events
         object["events"] = .array(
             events.map { event in
                 .object([
@@ -285,8 +307,7 @@ struct ControlMethods: ControlHandler {
 
     private func history(_ params: Params) async throws -> JSONValue {
         let limit = Int(max(0, min(params.integer("limit") ?? 50, 100_000)))
-        let records = try await database.payments(filter: PaymentFilter(limit: limit, finalOnly: true))
-        return .object(["payments": .array(try await records.asyncMap { try await json($0) })])
+        return try await paymentList(try await database.paymentViews(filter: PaymentFilter(limit: limit, finalOnly: true)))
     }
 
     private func stats(_ params: Params) async throws -> JSONValue {
@@ -304,7 +325,6 @@ struct ControlMethods: ControlHandler {
             case "month": now.adding(seconds: -30 * 86_400)
             default: nil
             }
-        let names = try await peerNames()
         let rows = try await database.stats(since: since, groupBy: grouping)
         return .object([
             "rows": .array(
@@ -315,7 +335,9 @@ struct ControlMethods: ControlHandler {
                     }
                     var group = row.groupKey.map(JSONValue.string) ?? .null
                     if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
-                        group = .string(names[id]?.shown ?? id.shortDescription)
+                        let announced = sessions.session(with: id)?.name ?? row.announcedName
+                        let name = PeerName(announcedName: announced, pinned: row.pinnedName).shown
+                        group = .string(name.isEmpty ? id.shortDescription : name)
                     }
                     return .object([
                         "group": group, "direction": .string(row.role == .payee ? "out" : "in"),
@@ -387,12 +409,18 @@ struct ControlMethods: ControlHandler {
 
     /// A payment by ID or unique prefix of at least 4 characters.
     private func resolvePayment(_ text: String) async throws -> PaymentRecord {
-        let matches = try await database.payments(idPrefix: text)
-        if matches.count > 1 {
-            throw EngineError.ambiguous(text, candidates: matches.map { String($0.id.wireString.prefix(8)) })
+        guard let match = try Self.only(text, in: try await database.payments(idPrefix: text)) else {
+            throw EngineError.notFound("payment '\(text)'")
         }
-        guard let match = matches.first else { throw EngineError.notFound("payment '\(text)'") }
         return match
+    }
+
+    /// The one payment `text` names among `matches`; ambiguous when there are several, nil when none.
+    private static func only(_ text: String, in matches: [PaymentRecord]) throws(EngineError) -> PaymentRecord? {
+        if matches.count > 1 {
+            throw .ambiguous(text, candidates: matches.map { String($0.id.wireString.prefix(8)) })
+        }
+        return matches.first
     }
 
     private func peerNames() async throws -> [PeerID: PeerName] {
@@ -466,14 +494,5 @@ extension EngineError {
         case .storage: .internalError(description)
         case .keyReused: .conflict(description)
         }
-    }
-}
-
-extension Array {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var result: [T] = []
-        result.reserveCapacity(count)
-        for element in self { result.append(try await transform(element)) }
-        return result
     }
 }

@@ -26,6 +26,24 @@ struct Conversions: Sendable {
         }
     }
 
+    /// A converter to the preferred currency for many amounts at once (a list of payments): the rates are looked up
+    /// once, as `quote(_:now:)` would. It returns nil for amounts in the preferred currency, and for every amount
+    /// when there is no preferred currency or no rates.
+    func quoter(now: Timestamp = .now) async -> @Sendable (Money) -> Quote? {
+        guard let preferred else { return { _ in nil } }
+        let rates: CurrentRates
+        do {
+            rates = try await self.rates.rates(base: self.rates.base, now: now)
+        } catch {
+            logger.debug("no conversion", metadata: ["to": "\(preferred)", "error": "\(error)"])
+            return { _ in nil }
+        }
+        return { money in
+            guard money.currency != preferred else { return nil }
+            return try? CurrencyConverter.convert(money, to: preferred, using: rates)  // nil: no rate for it
+        }
+    }
+
     /// `money` in the preferred currency from the cached rates only (never waiting on the network): the quote
     /// stored when a payment is accepted. Nil when there is nothing to convert or nothing cached.
     func cachedQuote(_ money: Money, now: Timestamp = .now) async -> Quote? {

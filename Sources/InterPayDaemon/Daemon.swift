@@ -67,9 +67,12 @@ public enum Daemon {
         let conversions = Conversions(
             rates: RatesService(database: database, provider: provider, base: base, logger: logger),
             preferred: configuration.preferredCurrency, logger: logger)
+        // Without a preferred currency there is nothing to quote: the engine then reads nothing for it.
+        let acceptanceQuote: PaymentEngine.AcceptanceQuote? =
+            configuration.preferredCurrency == nil ? nil : { @Sendable money in await conversions.cachedQuote(money) }
         let engine = PaymentEngine(
             me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
-            acceptanceQuote: { await conversions.cachedQuote($0) }, acceptFrom: configuration.acceptFrom,
+            acceptanceQuote: acceptanceQuote, acceptFrom: configuration.acceptFrom,
             requestLimits: .init(
                 maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute),
             logger: logger)

@@ -5,40 +5,13 @@ import InterPayCore
 extension AppDatabase {
     /// Commits one protocol step atomically: peer, payment, events, new outbox frames, removed outbox frames and the
     /// seen message, in that order. If any part breaks a rule of the schema nothing of it is stored and
-    /// `StoreError.constraintViolated` is thrown.
-    ///
-    /// Steps committed at the same time share one transaction and one disk flush (`GroupCommit`); each is applied in
-    /// its own savepoint, so it succeeds or fails alone, and returns only once the transaction is durable.
+    /// `StoreError.constraintViolated` is thrown. (The engine writes its steps with `transact(_:)` instead, which
+    /// reads and decides in the same transaction; this is the same write on its own.)
     ///
     /// - Returns: the outbox records as stored, with their `seq` numbers (increasing in the order given).
     @discardableResult
     public func apply(_ change: LedgerChange) async throws(StoreError) -> [OutboxRecord] {
-        try await ledgerCommits.commit(change).get()
-    }
-
-    /// Writes a batch of changes in one transaction, each in a savepoint; one outcome per change.
-    static func apply(
-        _ changes: [LedgerChange], to writer: any DatabaseWriter
-    ) async -> [Result<[OutboxRecord], StoreError>] {
-        do {
-            return try await writer.write { db in
-                changes.map { change in
-                    do {
-                        var queued: [OutboxRecord] = []
-                        try db.inSavepoint {
-                            queued = try apply(change, in: db)
-                            return .commit
-                        }
-                        return .success(queued)
-                    } catch {
-                        return .failure(StoreError(operation: "apply a ledger change", error))
-                    }
-                }
-            }
-        } catch {
-            // The transaction itself failed (e.g. the disk): nothing of the batch is stored.
-            return changes.map { _ in .failure(StoreError(operation: "apply a ledger change", error)) }
-        }
+        try await write("apply a ledger change") { db in try Self.apply(change, in: db) }
     }
 
     static func apply(_ change: LedgerChange, in db: Database) throws -> [OutboxRecord] {

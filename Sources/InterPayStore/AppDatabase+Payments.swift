@@ -19,6 +19,20 @@ extension AppDatabase {
     /// Throws `StoreError.invalidPrefix` when the prefix is shorter than `minimumPrefixLength` or has characters
     /// that cannot appear in a UUID.
     public func payments(idPrefix: String) async throws(StoreError) -> [PaymentRecord] {
+        let prefix = try Self.checkedPrefix(idPrefix)
+        // IDs are stored in lower case (a CHECK guarantees it) and the prefix has no GLOB wildcard, so this is a
+        // case-sensitive range scan of the primary key index.
+        return try await read("find payments by ID prefix \(prefix)") { db in
+            try PaymentRecord
+                .filter(sql: "id GLOB ?", arguments: [prefix + "*"])
+                .order(PaymentRecord.Columns.createdAt.desc, PaymentRecord.Columns.id)
+                .fetchAll(db)
+        }
+    }
+
+    /// `idPrefix` trimmed and lowercased, or `StoreError.invalidPrefix` when it is shorter than
+    /// `minimumPrefixLength` or has characters that cannot appear in a UUID.
+    static func checkedPrefix(_ idPrefix: String) throws(StoreError) -> String {
         let prefix = idPrefix.trimmingCharacters(in: .whitespaces).lowercased()
         guard prefix.count >= Self.minimumPrefixLength else {
             throw .invalidPrefix(
@@ -28,14 +42,7 @@ extension AppDatabase {
         else {
             throw .invalidPrefix(idPrefix, reason: "a payment ID has only the digits 0-9, the letters a-f and '-'")
         }
-        // IDs are stored in lower case (a CHECK guarantees it) and the prefix has no GLOB wildcard, so this is a
-        // case-sensitive range scan of the primary key index.
-        return try await read("find payments by ID prefix \(prefix)") { db in
-            try PaymentRecord
-                .filter(sql: "id GLOB ?", arguments: [prefix + "*"])
-                .order(PaymentRecord.Columns.createdAt.desc, PaymentRecord.Columns.id)
-                .fetchAll(db)
-        }
+        return prefix
     }
 
     /// The payments that match `filter`, newest (by `createdAt`) first.

@@ -10,7 +10,8 @@ extension AppDatabase {
     /// Sums and averages are integers in minor units; the average is `totalMinor / count`, rounded toward zero.
     /// A sum beyond 64 bits fails with `StoreError.database` (SQLite's "integer overflow") rather than being wrong.
     ///
-    /// Rows are ordered by group key (nil last), currency, role.
+    /// Rows are ordered by group key (nil last), currency, role. Grouped by peer, each row carries the peer's names
+    /// (`announcedName`, `pinnedName`) from the same read.
     public func stats(
         since: Timestamp? = nil, groupBy grouping: StatsGrouping, includingUnconfirmed: Bool = false
     ) async throws(StoreError) -> [StatsRow] {
@@ -24,15 +25,21 @@ extension AppDatabase {
             _ = arguments.append(contentsOf: [since.secondsSince1970])
         }
         // `grouping.column` is one of three fixed column names, never user input.
-        let sql = """
+        var sql = """
             SELECT \(grouping.column) AS groupKey, currency, role, COUNT(*) AS count,
                 SUM(amountMinor) AS totalMinor, SUM(amountMinor) / COUNT(*) AS averageMinor
             FROM payment
             WHERE \(conditions.joined(separator: " AND "))
             GROUP BY groupKey, currency, role
-            ORDER BY groupKey IS NULL, groupKey, currency, role
             """
-        return try await read("compute statistics by \(grouping.rawValue)") { [arguments] db in
+        if grouping == .peer {
+            sql = """
+                SELECT s.*, peer.name AS announcedName, trustedPeer.name AS pinnedName FROM (\(sql)) AS s
+                LEFT JOIN peer ON peer.peerID = s.groupKey LEFT JOIN trustedPeer ON trustedPeer.peerID = s.groupKey
+                """
+        }
+        sql += "\nORDER BY groupKey IS NULL, groupKey, currency, role"
+        return try await read("compute statistics by \(grouping.rawValue)") { [sql, arguments] db in
             try StatsRow.fetchAll(db, sql: sql, arguments: arguments)
         }
     }

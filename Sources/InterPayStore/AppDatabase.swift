@@ -14,8 +14,6 @@ public import GRDB
 public struct AppDatabase: Sendable {
     /// The connection (a `DatabasePool` for files, a `DatabaseQueue` in memory).
     let writer: any DatabaseWriter
-    /// Ledger changes arriving together share one transaction (`apply(_:)`).
-    let ledgerCommits: GroupCommit<LedgerChange, Result<[OutboxRecord], StoreError>>
 
     /// Read-only access, e.g. for GRDB's `ValueObservation`.
     public var reader: any DatabaseReader { writer }
@@ -23,7 +21,6 @@ public struct AppDatabase: Sendable {
     /// Uses an open connection and migrates it. `init(path:)` and `inMemory()` are the usual ways in.
     public init(_ writer: any DatabaseWriter) throws(StoreError) {
         self.writer = writer
-        self.ledgerCommits = GroupCommit { changes in await Self.apply(changes, to: writer) }
         do {
             try Self.migrator.migrate(writer)
         } catch let error as DatabaseError {

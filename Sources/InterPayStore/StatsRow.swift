@@ -16,6 +16,10 @@ public struct StatsRow: Sendable, Hashable, Codable, FetchableRecord {
     public var totalMinor: Int64
     /// `totalMinor / count`, rounded toward zero (integer division).
     public var averageMinor: Int64
+    /// Grouped by peer: the name the peer last announced, if known.
+    public var announcedName: String?
+    /// Grouped by peer: the name pinned when pairing, if the peer is paired.
+    public var pinnedName: String?
 
     /// Builds a row (the store fetches them; tests and callers may build their own).
     public init(

@@ -31,12 +31,15 @@ struct EngineBenchmarks {
     }
 
     /// Sustained durable requests per second with `senders` concurrent senders, each sending its next request once
-    /// its previous one is acknowledged, for `duration`; one sample per run.
-    func sustained(senders: Int, duration: Duration, runs: Int) async throws -> Samples {
+    /// its previous one is acknowledged, for `duration`; one sample per run. Also the CPU time (user + system of
+    /// this process, both engines and their TLS sessions) per completed request, in microseconds, per run.
+    func sustained(senders: Int, duration: Duration, runs: Int) async throws -> (rate: Samples, cpu: Samples) {
         let amount = Money(minorUnits: 500, currency: try CurrencyCode("EUR"))
         var samples: [Double] = []
+        var cpuSamples: [Double] = []
         for _ in 0..<runs {
             let clock = ContinuousClock()
+            let cpuBefore = Self.processCPUSeconds()
             let start = clock.now
             let deadline = start + duration
             let completed = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -54,7 +57,16 @@ struct EngineBenchmarks {
             }
             let elapsed = (clock.now - start).milliseconds / 1_000
             samples.append(Double(completed) / elapsed)
+            cpuSamples.append((Self.processCPUSeconds() - cpuBefore) / Double(max(1, completed)) * 1_000_000)
         }
-        return Samples(samples)
+        return (Samples(samples), Samples(cpuSamples))
+    }
+
+    /// User + system CPU seconds of this process so far.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }

@@ -123,7 +123,9 @@ struct EngineLinkTests {
         }
         #expect(ids.count == 500)
         #expect(try await bob.database.payments().count == 500)
-        #expect(try await alice.database.outbox(peerID: bob.id).isEmpty)
+        await eventually("every ack is in", timeout: .seconds(60)) {
+            (try? await alice.database.outbox(peerID: bob.id).isEmpty) == true
+        }
         let transactions = alice.engine.transactionCount + bob.engine.transactionCount
         #expect(transactions < 1_500, "1,500 steps (request, its copy, its ack) took \(transactions) transactions")
         await alice.stop()
@@ -195,11 +197,13 @@ struct StepPipelineTests {
             }
         }
         // The first batch's commit is held: the reader gets at most the capacity ahead of it.
+        await eventually("a batch is in its commit") { gate.state.withLock { !$0.batches.isEmpty } }
         await eventually("the queue is full") { pipeline.queuedCount == 4 }
-        try await Task.sleep(for: .milliseconds(100))
         let inFlight = gate.state.withLock { $0.batches.first?.count ?? 0 }
         #expect(inFlight >= 1 && inFlight <= 4)
-        #expect(submitted.withLock { $0 } == inFlight + 4, "the batch in its commit and four queued; the next waits")
+        await eventually("the batch in its commit and four queued") { submitted.withLock { $0 } == inFlight + 4 }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(submitted.withLock { $0 } == inFlight + 4, "the next one waits for room")
         gate.open()
         await feeder.value
         await eventually("every step committed") { done.withLock { $0.count } == 20 }

@@ -46,10 +46,11 @@ struct BoundsTests {
         await connect(third, to: server)
         var ids = Set(await server.manager.currentSessions().map(\.peerID))
         #expect(ids == [paired.id, first.id, third.id])
-        #expect(
+        await eventually("the eviction is reported") {
             server.events.contains {
                 if case .down(let info, "evicted") = $0 { info.peerID == second.id } else { false }
-            })
+            }
+        }
 
         // A flood of fresh keys: the paired peer's session stays, the count never passes the limit.
         var flood: [TestPeer] = []
@@ -143,7 +144,11 @@ struct BoundsTests {
                 key: "server", host: "127.0.0.1", port: port, expectedPeerID: server.identity.peerID)
             clients.append(client)
         }
-        await eventually("all up") { await server.currentSessions().count == 10 }
+        // Both ends of every session: a client whose own end is not registered yet would send nothing.
+        await eventually("all up") {
+            await server.currentSessions().count == 10
+                && clients.allSatisfy { $0.manager.session(with: server.identity.peerID) != nil }
+        }
         await withTaskGroup(of: (PeerID, [UUID]).self) { group in
             for client in clients {
                 group.addTask {

@@ -19,4 +19,5 @@ let benchmarks: @Sendable () -> Void = {
     MoneyBenchmarks.register()
     PeerIDBenchmarks.register()
     LifecycleBenchmarks.register()
+    EngineStepBenchmarks.register()
 }

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+import InterPayCore
+
+/// A payment as the views show it: the record and its peer's names, read together.
+public struct PaymentView: Sendable, Hashable {
+    /// The payment.
+    public var record: PaymentRecord
+    /// The name the peer last announced, if the peer is known.
+    public var announcedName: String?
+    /// The name pinned when pairing, if the peer is paired.
+    public var pinnedName: String?
+}
+
+/// One payment with its whole event log (`AppDatabase.paymentDetail(idPrefix:)`).
+public struct PaymentDetail: Sendable, Hashable {
+    /// The payments the prefix matches, newest first; the detail is about the first when there is exactly one.
+    public var matches: [PaymentView]
+    /// The event log of the only match, oldest first; empty unless exactly one payment matches.
+    public var events: [PaymentEventRecord]
+}
+
+extension AppDatabase {
+    /// The payments that match `filter`, newest first, each with its peer's names: one read (joins, SQL `LIMIT`).
+    public func paymentViews(filter: PaymentFilter = PaymentFilter()) async throws(StoreError) -> [PaymentView] {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        if let state = filter.state {
+            conditions.append("payment.state = ?")
+            _ = arguments.append(contentsOf: [state.rawValue])
+        }
+        if let role = filter.role {
+            conditions.append("payment.role = ?")
+            _ = arguments.append(contentsOf: [role.rawValue])
+        }
+        if let peerID = filter.peerID {
+            conditions.append("payment.peerID = ?")
+            _ = arguments.append(contentsOf: [peerID.description])
+        }
+        if filter.finalOnly { conditions.append("payment.state != 'pending'") }
+        var sql = Self.paymentViewSelect
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY payment.createdAt DESC, payment.id"
+        if let limit = filter.limit {
+            sql += " LIMIT ?"
+            _ = arguments.append(contentsOf: [max(0, limit)])
+        }
+        return try await read("list payments") { [sql, arguments] db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.paymentView)
+        }
+    }
+
+    /// The payments whose ID starts with `idPrefix` (as `payments(idPrefix:)`), with their peers' names, and the
+    /// event log of the only one if exactly one matches: one read.
+    public func paymentDetail(idPrefix: String) async throws(StoreError) -> PaymentDetail {
+        let prefix = try Self.checkedPrefix(idPrefix)
+        let sql = Self.paymentViewSelect + " WHERE payment.id GLOB ? ORDER BY payment.createdAt DESC, payment.id"
+        return try await read("find payment \(prefix)") { db in
+            let matches = try Row.fetchAll(db, sql: sql, arguments: [prefix + "*"]).map(Self.paymentView)
+            guard matches.count == 1, let only = matches.first else { return PaymentDetail(matches: matches, events: []) }
+            let events = try PaymentEventRecord
+                .filter(PaymentEventRecord.Columns.paymentID == only.record.id.wireString)
+                .order(PaymentEventRecord.Columns.id)
+                .fetchAll(db)
+            return PaymentDetail(matches: matches, events: events)
+        }
+    }
+
+    private static let paymentViewSelect = """
+        SELECT payment.*, peer.name AS announcedName, trustedPeer.name AS pinnedName FROM payment
+        LEFT JOIN peer ON peer.peerID = payment.peerID LEFT JOIN trustedPeer ON trustedPeer.peerID = payment.peerID
+        """
+
+    private static func paymentView(_ row: Row) throws -> PaymentView {
+        PaymentView(record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"])
+    }
+}
