@@ -273,7 +273,8 @@ struct ControlMethods: ControlHandler {
         return .object([
             "payments": .array(
                 views.map { view in
-                    Self.json(view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
+                    Self.json(
+                        view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
                 })
         ])
     }
@@ -307,7 +308,8 @@ struct ControlMethods: ControlHandler {
 
     private func history(_ params: Params) async throws -> JSONValue {
         let limit = Int(max(0, min(params.integer("limit") ?? 50, 100_000)))
-        return try await paymentList(try await database.paymentViews(filter: PaymentFilter(limit: limit, finalOnly: true)))
+        return try await paymentList(
+            try await database.paymentViews(filter: PaymentFilter(limit: limit, finalOnly: true)))
     }
 
     private func stats(_ params: Params) async throws -> JSONValue {

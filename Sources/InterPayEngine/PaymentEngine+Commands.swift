@@ -1,7 +1,7 @@
 public import Foundation
 public import InterPayCore
-public import InterPayStore
 import InterPayRates
+public import InterPayStore
 
 extension PaymentEngine {
     /// What the local user can decide.

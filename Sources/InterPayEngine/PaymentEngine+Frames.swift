@@ -101,7 +101,8 @@ extension PaymentEngine {
                     ackedID: frame.messageID, paymentID: payment.id, state: existing.state,
                     reasonCode: existing.state.conflictReason))
             try ledger.apply(
-                LedgerChange(seenMessage: try seen(frame.messageID, from: peer, payment: payment.id, answer: ack, now: now)))
+                LedgerChange(
+                    seenMessage: try seen(frame.messageID, from: peer, payment: payment.id, answer: ack, now: now)))
             return try answering(ack, to: peer)
         }
         var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
@@ -128,7 +129,9 @@ extension PaymentEngine {
         }
         var change = LedgerChange(
             payment: record, events: events,
-            seenMessage: try answer.map { try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now) }
+            seenMessage: try answer.map {
+                try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now)
+            }
         )
         change.outbox = outgoing
         let stored = try ledger.apply(change)

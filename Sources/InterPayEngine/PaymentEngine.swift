@@ -170,17 +170,24 @@ public final class PaymentEngine: Sendable {
         let now = Timestamp.now
         switch event {
         case .up(let session):
-            await pipeline.submitInbound(Step(peer: session.peerID, body: { [self] ledger in
-                try sessionUpStep(session, ledger: ledger, now: now)
-            }))
+            await pipeline.submitInbound(
+                Step(
+                    peer: session.peerID,
+                    body: { [self] ledger in
+                        try sessionUpStep(session, ledger: ledger, now: now)
+                    }))
         case .down(let session):
-            await pipeline.submitInbound(Step(peer: nil, body: { ledger in
-                try ledger.upsertPeer(
-                    PeerRecord(peerID: session.peerID, name: session.name, address: session.address, seenAt: now))
-                var outcome = StepOutcome()
-                outcome.events = [.peerDown(session)]
-                return outcome
-            }))
+            await pipeline.submitInbound(
+                Step(
+                    peer: nil,
+                    body: { ledger in
+                        try ledger.upsertPeer(
+                            PeerRecord(
+                                peerID: session.peerID, name: session.name, address: session.address, seenAt: now))
+                        var outcome = StepOutcome()
+                        outcome.events = [.peerDown(session)]
+                        return outcome
+                    }))
         case .frame(let message, let peer):
             await receive(message, from: peer, now: now)
         }

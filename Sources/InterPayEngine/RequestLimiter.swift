@@ -140,7 +140,6 @@ public struct RequestLimiter: Sendable {
         return Verdict(refusal: refusal, log: log)
     }
 
-
     /// How many requests `peer` may send now before the rate limit refuses one (for tests and diagnostics).
     func budget(of peer: PeerID, now: Timestamp) -> Int {
         Int(refilled(buckets[peer], capacity: limits.maxPerMinute, now: now).tokens)

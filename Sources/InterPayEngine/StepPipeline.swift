@@ -33,8 +33,9 @@ final class StepPipeline<Step: Sendable, Outcome: Sendable>: Sendable {
     private let commit: Commit
     private let afterCommit: AfterCommit
 
-    init(inboundCapacity: Int = 1_024, maxBatch: Int = 512, commit: @escaping Commit, afterCommit: @escaping AfterCommit)
-    {
+    init(
+        inboundCapacity: Int = 1_024, maxBatch: Int = 512, commit: @escaping Commit, afterCommit: @escaping AfterCommit
+    ) {
         self.inboundCapacity = max(1, inboundCapacity)
         self.maxBatch = max(1, maxBatch)
         self.commit = commit

@@ -57,8 +57,11 @@ extension AppDatabase {
         let sql = Self.paymentViewSelect + " WHERE payment.id GLOB ? ORDER BY payment.createdAt DESC, payment.id"
         return try await read("find payment \(prefix)") { db in
             let matches = try Row.fetchAll(db, sql: sql, arguments: [prefix + "*"]).map(Self.paymentView)
-            guard matches.count == 1, let only = matches.first else { return PaymentDetail(matches: matches, events: []) }
-            let events = try PaymentEventRecord
+            guard matches.count == 1, let only = matches.first else {
+                return PaymentDetail(matches: matches, events: [])
+            }
+            let events =
+                try PaymentEventRecord
                 .filter(PaymentEventRecord.Columns.paymentID == only.record.id.wireString)
                 .order(PaymentEventRecord.Columns.id)
                 .fetchAll(db)
@@ -72,6 +75,7 @@ extension AppDatabase {
         """
 
     private static func paymentView(_ row: Row) throws -> PaymentView {
-        PaymentView(record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"])
+        PaymentView(
+            record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"])
     }
 }

@@ -185,7 +185,8 @@ struct StepPipelineTests {
         let gate = Gate()
         let done = Mutex<[Int]>([])
         let pipeline = StepPipeline<Int, Int>(
-            inboundCapacity: 4, commit: { steps in
+            inboundCapacity: 4,
+            commit: { steps in
                 await gate.pass(steps)
                 return steps
             }, afterCommit: { results in done.withLock { $0 += results.map(\.1) } })

@@ -22,7 +22,8 @@ struct PaymentViewTests {
         #expect(all.map(\.announcedName) == ["bob-laptop", nil, "bob-laptop"])
         #expect(all.map(\.pinnedName) == ["Bob", nil, "Bob"])
         #expect(try await database.paymentViews(filter: PaymentFilter(limit: 2)).map(\.record.id) == [c.id, b.id])
-        #expect(try await database.paymentViews(filter: PaymentFilter(finalOnly: true)).map(\.record.id) == [c.id, b.id])
+        #expect(
+            try await database.paymentViews(filter: PaymentFilter(finalOnly: true)).map(\.record.id) == [c.id, b.id])
         #expect(try await database.paymentViews(filter: PaymentFilter(peerID: carol)).map(\.record.id) == [b.id])
         #expect(
             try await database.paymentViews(filter: PaymentFilter(state: .pending, role: .payee)).map(\.record.id)
