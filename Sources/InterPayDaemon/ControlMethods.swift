@@ -431,9 +431,9 @@ struct ControlMethods: ControlHandler {
 
     /// The stable JSON form of a payment, with the amount in the preferred currency when it differs.
     func json(_ record: PaymentRecord) async throws -> JSONValue {
-        let names = try await peerNames()
-        let converted = try? await conversions.quote(record.amount)
-        return Self.json(record, peerName: names[record.peerID], converted: converted ?? nil)
+        let view = try await database.paymentView(record)
+        let converted = try? await conversions.quote(record.amount)  // An unreadable amount has nothing to convert.
+        return Self.json(record, peerName: peerName(view), converted: converted ?? nil)
     }
 
     /// The stable JSON form of a payment: `peer.name` is the name it is shown under (pinned at pairing for a paired

@@ -131,8 +131,15 @@ public final class PaymentEngine: Sendable {
         return outcome
     }
 
-    /// After a commit, in commit order: sends, events, waiters, callers.
+    /// After a commit, in commit order: sends (one hand-over per session for the whole batch, so that the frames of
+    /// one commit leave with one flush), events, waiters, callers.
     private func committed(_ done: [(Step, StepOutcome)]) {
+        var order: [LinkSession] = []
+        var frames: [LinkSession: [[UInt8]]] = [:]
+        func queue(_ bodies: [[UInt8]], on session: LinkSession) {
+            if frames[session] == nil { order.append(session) }
+            frames[session, default: []] += bodies
+        }
         for (step, outcome) in done {
             if outcome.failure != nil {
                 // What the step planned to send was not committed: the next frame to that peer resends its whole
@@ -141,13 +148,14 @@ public final class PaymentEngine: Sendable {
                 if let answer = step.failureAnswer, let peer = step.peer, let session = link.session(with: peer),
                     let body = try? codec.encodeBody(answer)  // an error frame we build always encodes
                 {
-                    link.send([body], on: session)
+                    queue([body], on: session)
                 }
                 continue
             }
-            for transmission in outcome.transmissions {
-                link.send(transmission.bodies, on: transmission.session)
-            }
+            for transmission in outcome.transmissions { queue(transmission.bodies, on: transmission.session) }
+        }
+        for session in order {
+            if let bodies = frames[session] { link.send(bodies, on: session) }
         }
         for (step, outcome) in done {
             if let failure = outcome.failure, step.failureAnswer != nil {

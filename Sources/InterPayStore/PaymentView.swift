@@ -69,6 +69,22 @@ extension AppDatabase {
         }
     }
 
+    /// `record` with its peer's names: one read of two rows.
+    public func paymentView(_ record: PaymentRecord) async throws(StoreError) -> PaymentView {
+        let peer = record.peerID.description
+        let names = try await read("read the names of \(record.peerID.shortDescription)") { db -> [String?] in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT name FROM peer WHERE peerID = ?) AS announcedName,
+                        (SELECT name FROM trustedPeer WHERE peerID = ?) AS pinnedName
+                    """,
+                arguments: [peer, peer])
+            return [row?["announcedName"], row?["pinnedName"]]
+        }
+        return PaymentView(record: record, announcedName: names[0], pinnedName: names[1])
+    }
+
     private static let paymentViewSelect = """
         SELECT payment.*, peer.name AS announcedName, trustedPeer.name AS pinnedName FROM payment
         LEFT JOIN peer ON peer.peerID = payment.peerID LEFT JOIN trustedPeer ON trustedPeer.peerID = payment.peerID

@@ -15,14 +15,14 @@ final class SessionHandle: Sendable {
     /// Who dialed this connection (for resolving duplicates).
     let dialer: PeerID
     let channel: any Channel
-    let outgoing: AsyncStream<OutboundFrame>
+    let outgoing: AsyncStream<[OutboundFrame]>
     /// The frames that may wait to be written while the peer reads nothing.
     let outboundCapacity: Int
     /// The frames that may wait to be written at all.
     var outboundHardCapacity: Int { outboundCapacity * 8 }
     /// How long the writer may hand no frame to the socket while `outboundCapacity` frames wait.
     let stallTimeout: Duration
-    private let continuation: AsyncStream<OutboundFrame>.Continuation
+    private let continuation: AsyncStream<[OutboundFrame]>.Continuation
     private let logger: Logger
     private let state: Mutex<State>
 
@@ -56,17 +56,25 @@ final class SessionHandle: Sendable {
     /// Queues a frame; false when the session is closing, or when the queue is full (see the type's documentation):
     /// then the peer is not reading what we send, and the session is closed.
     @discardableResult
-    func enqueue(_ message: OutboundFrame) -> Bool {
+    func enqueue(_ frame: OutboundFrame) -> Bool {
+        enqueue([frame])
+    }
+
+    /// Queues frames that the writer writes together, with one flush (the frames of one ledger commit); false as for
+    /// one frame. Each frame counts toward the bounds.
+    @discardableResult
+    func enqueue(_ frames: [OutboundFrame]) -> Bool {
+        guard !frames.isEmpty else { return true }
         let hard = outboundHardCapacity
         let admitted = state.withLock { state -> Bool? in
             if state.overflowed { return false }
             let stalled = state.queued >= outboundCapacity && ContinuousClock.now - state.lastProgress > stallTimeout
-            guard state.queued < hard, !stalled else {
+            guard state.queued + frames.count <= hard, !stalled else {
                 state.overflowed = true
                 state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
                 return nil
             }
-            state.queued += 1
+            state.queued += frames.count
             return true
         }
         guard let admitted else {
@@ -80,15 +88,15 @@ final class SessionHandle: Sendable {
             return false
         }
         guard admitted else { return false }
-        if case .enqueued = continuation.yield(message) { return true }
-        state.withLock { $0.queued -= 1 }
+        if case .enqueued = continuation.yield(frames) { return true }
+        state.withLock { $0.queued -= frames.count }
         return false
     }
 
-    /// The writer took a frame off the queue.
-    func dequeued() {
+    /// The writer took `count` frames off the queue.
+    func dequeued(_ count: Int = 1) {
         state.withLock {
-            $0.queued -= 1
+            $0.queued -= count
             $0.lastProgress = .now
         }
     }

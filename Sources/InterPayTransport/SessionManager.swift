@@ -208,10 +208,7 @@ public actor SessionManager {
     @discardableResult
     public nonisolated func send(encoded bodies: [[UInt8]], on info: SessionInfo) -> Bool {
         guard let session = liveSessions.withLock({ $0[info.peerID] }), session.info == info else { return false }
-        for body in bodies {
-            guard session.enqueue(.encoded(body)) else { return false }
-        }
-        return true
+        return session.enqueue(bodies.map(OutboundFrame.encoded))
     }
 
     /// The sessions that are up now.
@@ -493,9 +490,10 @@ public actor SessionManager {
         let peer = session.info.peerID
         return await withTaskGroup(of: SessionTask.self) { group in
             group.addTask {
-                for await message in session.outgoing {
-                    session.dequeued()
-                    do { try await outbound.write(message) } catch { break }
+                for await frames in session.outgoing {
+                    session.dequeued(frames.count)
+                    // One flush for the frames queued together (one ledger commit's).
+                    do { try await outbound.write(contentsOf: frames) } catch { break }
                 }
                 // Nothing more to send (closeAll or the session ended): close our side.
                 outbound.finish()

@@ -28,6 +28,10 @@ struct PaymentViewTests {
         #expect(
             try await database.paymentViews(filter: PaymentFilter(state: .pending, role: .payee)).map(\.record.id)
                 == [a.id])
+        let single = try await database.paymentView(a)
+        #expect(single.announcedName == "bob-laptop" && single.pinnedName == "Bob")
+        let unknown = try await database.paymentView(b)
+        #expect(unknown.announcedName == nil && unknown.pinnedName == nil)
     }
 
     @Test("a detail has the events of the one payment its prefix names, and none when the prefix is ambiguous")
