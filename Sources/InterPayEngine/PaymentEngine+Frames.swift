@@ -179,8 +179,16 @@ extension PaymentEngine {
         _ frame: PaymentMessage.Request, from peer: PeerID, isNew: Bool, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome? {
         let paired = try ledger.isPaired(peer)
-        let pending = isNew ? try ledger.pendingIncomingCount(from: peer, now: now) : 0
-        let unpairedPending = paired ? nil : isNew ? try ledger.pendingIncomingCountFromUnpaired(now: now) : 0
+        // Counted up to the limit only: beyond it the answer is the same, and "no limit" needs no count at all.
+        let limits = requestLimits
+        let pending =
+            isNew && limits.maxPending < .max
+            ? try ledger.pendingIncomingCount(from: peer, now: now, upTo: limits.maxPending) : 0
+        let unpairedPending =
+            paired
+            ? nil
+            : isNew && limits.maxPendingUnpaired < .max
+                ? try ledger.pendingIncomingCountFromUnpaired(now: now, upTo: limits.maxPendingUnpaired) : 0
         let verdict = requestLimiter.withLock {
             $0.admit(from: peer, pending: pending, unpairedPending: unpairedPending, now: now)
         }

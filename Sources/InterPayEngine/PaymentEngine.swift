@@ -38,6 +38,8 @@ public final class PaymentEngine: Sendable {
     let acceptanceQuote: AcceptanceQuote?
     /// Per-peer limits on incoming requests; used only inside steps, which run one at a time.
     let requestLimiter: Mutex<RequestLimiter>
+    /// The limits `requestLimiter` applies.
+    let requestLimits: RequestLimiter.Limits
     /// Per peer, the session on which its whole outbox was last sent (see the type's documentation). Read and
     /// written only inside steps.
     let flushedSessions = Mutex<[PeerID: LinkSession]>([:])
@@ -63,6 +65,7 @@ public final class PaymentEngine: Sendable {
         self.acceptanceQuote = acceptanceQuote
         self.acceptFrom = acceptFrom
         self.requestLimiter = Mutex(RequestLimiter(limits: requestLimits))
+        self.requestLimits = requestLimits
         self.logger = logger
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
         let pipeline = StepPipeline<Step, StepOutcome>(

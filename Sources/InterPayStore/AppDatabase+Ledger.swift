@@ -19,7 +19,10 @@ extension AppDatabase {
             try Self.upsert(peer, in: db)
         }
         if let payment = change.payment {
-            if try payment.exists(db) {
+            let exists = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM payment WHERE id = ?)"),
+                arguments: [payment.id.wireString])
+            if exists == true {
                 try payment.update(db, columns: PaymentRecord.mutableColumns)
             } else {
                 try payment.insert(db)
@@ -30,7 +33,7 @@ extension AppDatabase {
         }
         var queued: [OutboxRecord] = []
         if !change.outbox.isEmpty {
-            var seq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0
+            var seq = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM outbox")) ?? 0
             for var record in change.outbox {
                 seq += 1
                 record.seq = seq

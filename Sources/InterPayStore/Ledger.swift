@@ -20,7 +20,10 @@ public struct Ledger {
 
     /// The payment with this ID, if stored.
     public func payment(id: UUID) throws -> PaymentRecord? {
-        try PaymentRecord.filter(PaymentRecord.Columns.id == id.wireString).fetchOne(db)
+        // Cached statements on the hot path: each step runs a handful of these, and preparing (and authorizing) the
+        // query interface's SQL again for every one cost more than running it.
+        try PaymentRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM payment WHERE id = ?"), arguments: [id.wireString])
     }
 
     /// The pending payments whose `expiresAt` has come, soonest first (see `AppDatabase.duePayments(now:)`).
@@ -31,39 +34,42 @@ public struct Ledger {
             .fetchAll(db)
     }
 
-    /// How many of `peerID`'s requests to us are pending and not yet past expiry at `now`.
-    public func pendingIncomingCount(from peerID: PeerID, now: Timestamp) throws -> Int {
-        try PaymentRecord
-            .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
-            .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
-            .filter(PaymentRecord.Columns.peerID == peerID.description)
-            .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
-            .fetchCount(db)
+    /// How many of `peerID`'s requests to us are pending and not yet past expiry at `now`, counting at most
+    /// `limit` (a limit check needs no more, and the count then costs no more than the limit allows).
+    public func pendingIncomingCount(from peerID: PeerID, now: Timestamp, upTo limit: Int = .max) throws -> Int {
+        try Int.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COUNT(*) FROM (SELECT 1 FROM payment WHERE state = 'pending' AND role = 'payer'
+                        AND peerID = ? AND expiresAt > ? LIMIT ?)
+                    """),
+            arguments: [peerID.description, now.secondsSince1970, Int64(clamping: limit)]) ?? 0
     }
 
-    /// How many requests to us from peers that are not paired are pending and not yet past expiry at `now`.
-    public func pendingIncomingCountFromUnpaired(now: Timestamp) throws -> Int {
-        try PaymentRecord
-            .filter(PaymentRecord.Columns.state == PaymentState.pending.rawValue)
-            .filter(PaymentRecord.Columns.role == PaymentRole.payer.rawValue)
-            .filter(PaymentRecord.Columns.expiresAt > now.secondsSince1970)
-            .filter(sql: "peerID NOT IN (SELECT peerID FROM trustedPeer)")
-            .fetchCount(db)
+    /// How many requests to us from peers that are not paired are pending and not yet past expiry at `now`,
+    /// counting at most `limit`.
+    public func pendingIncomingCountFromUnpaired(now: Timestamp, upTo limit: Int = .max) throws -> Int {
+        try Int.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COUNT(*) FROM (SELECT 1 FROM payment WHERE state = 'pending' AND role = 'payer'
+                        AND expiresAt > ? AND peerID NOT IN (SELECT peerID FROM trustedPeer) LIMIT ?)
+                    """),
+            arguments: [now.secondsSince1970, Int64(clamping: limit)]) ?? 0
     }
 
     /// The frame with this `messageID` from `peer` already processed, with the answer given, if any.
     public func seenMessage(id: UUID, from peer: PeerID) throws -> SeenMessageRecord? {
-        try SeenMessageRecord
-            .filter(
-                SeenMessageRecord.Columns.peerID == peer.description
-                    && SeenMessageRecord.Columns.messageID == id.wireString
-            )
-            .fetchOne(db)
+        try SeenMessageRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM seenMessage WHERE peerID = ? AND messageID = ?"),
+            arguments: [peer.description, id.wireString])
     }
 
     /// Whether `peerID` is paired.
     public func isPaired(_ peerID: PeerID) throws -> Bool {
-        try TrustedPeerRecord.exists(db, key: peerID.description)
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM trustedPeer WHERE peerID = ?)"),
+            arguments: [peerID.description]) ?? false
     }
 
     /// The `send` idempotency key `key`, if used in the last `SendKeyRecord.lifetime` seconds.
@@ -86,10 +92,9 @@ public struct Ledger {
 
     /// The frame `messageID` waiting for `peerID`'s ack, if it is in the outbox.
     public func outboxRecord(messageID: UUID, peerID: PeerID) throws -> OutboxRecord? {
-        try OutboxRecord
-            .filter(OutboxRecord.Columns.messageID == messageID.wireString)
-            .filter(OutboxRecord.Columns.peerID == peerID.description)
-            .fetchOne(db)
+        try OutboxRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM outbox WHERE messageID = ? AND peerID = ?"),
+            arguments: [messageID.wireString, peerID.description])
     }
 
     /// Records that every frame waiting for `peerID` is handed to a session at `at`: one more attempt each.
