@@ -189,9 +189,15 @@ private enum LooseJSON: Decodable {
             // Not an object: the next case is tried.
             self = .object(object)
         } else if let array = try? container.decode([LooseJSON].self) {
-            // Not an array: the value is a string or a boolean, which no number search looks into.
+            // Not an array: the next case is tried.
             self = .array(array)
+        } else if (try? container.decode(Bool.self)) != nil {
+            // Not a boolean: it must be a string.
+            self = .other
         } else {
+            // Decoded, not skipped: a string with a lone surrogate or a raw control character is not JSON, and
+            // that error makes the whole body invalid JSON, as JSONSerialization said.
+            _ = try container.decode(String.self)
             self = .other
         }
     }
