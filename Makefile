@@ -7,7 +7,7 @@ SANDBOX := scripts/lan-sandbox
 	test-payments test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
 
-# Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
+# Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install").
 PREFIX ?= /usr/local
 DESTDIR ?=
 # Flags of every release build: the Swift runtime and Foundation linked in statically, so that the binaries need no
