@@ -5,14 +5,15 @@ SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
-	release stage install uninstall bench bench-build bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
+	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
 
-# Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install as a service").
+# Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install").
 PREFIX ?= /usr/local
 DESTDIR ?=
-# Extra flags for the release build, e.g. SWIFT_RELEASE_FLAGS=--static-swift-stdlib for binaries that do not need
-# the Swift toolchain's shared libraries at run time.
-SWIFT_RELEASE_FLAGS ?=
+# Flags of every release build: the Swift runtime and Foundation linked in statically, so that the binaries need no
+# Swift toolchain at run time (ldd lists only Debian's libraries), and symbols stripped (dead code is dropped by
+# SwiftPM's release link, --gc-sections). SWIFT_RELEASE_FLAGS= links the toolchain's shared libraries instead.
+SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xlinker -s
 # How long `make fuzz` runs each libFuzzer target, in seconds.
 FUZZ_SECONDS ?= 300
 BINDIR ?= $(PREFIX)/bin
@@ -51,11 +52,11 @@ help: ## list the targets
 deps: ## install missing Debian packages and Python modules (only what is missing)
 	@scripts/install-deps
 
-build: deps ## debug build of every target
-	$(SWIFT) build
+build: deps ## debug build of every target (fails on a warning, scripts/check-warnings)
+	scripts/check-warnings $(SWIFT) build
 
 build-tests: deps
-	$(SWIFT) build --build-tests
+	scripts/check-warnings $(SWIFT) build --build-tests
 
 TEST_TARGETS := build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-bad-input \
 	test-hostile \
@@ -104,12 +105,12 @@ BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEA
 BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --json
 
 bench-build: deps
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay-bench
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay-bench
 
-bench: bench-build ## every benchmark on release builds: engine vs TLS + SQLite baselines, LAN figures, micro benchmarks
-	$(BENCH_LAN) >.build/bench-lan.json || true
+bench: bench-build deb ## every benchmark on release builds: engine vs baselines, daemon, LAN figures, .deb size, micro
+	$(BENCH_LAN) --deb $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb >.build/bench-lan.json || true
 	$(BENCH_DAEMON) >.build/bench-daemon.json || echo '{"figures": []}' >.build/bench-daemon.json
 	"$(RELEASE_BIN)/interpay-bench" --merge .build/bench-lan.json --merge .build/bench-daemon.json
 	$(MAKE) --no-print-directory bench-micro
@@ -152,9 +153,9 @@ format: ## format Swift sources in place with swift-format
 lint: ## report formatting issues without changing files
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
-release: deps ## optimised builds of interpayd and interpay (what make install installs)
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+release: deps ## optimised builds of interpayd and interpay (what make install installs); fails on a warning
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
 
 # Units for BINDIR, man pages (swift-argument-parser's generate-manual, the tool behind its GenerateManual plugin,
 # run on the release binaries) and shell completions (the binaries' --generate-completion-script).
@@ -195,6 +196,26 @@ uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
 	for dir in "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)"; do \
 		[ ! -d "$$dir" ] || rmdir --ignore-fail-on-non-empty "$$dir"; \
 	done
+
+# The Debian package, built by debian/rules (debhelper) from `make stage` and `make install PREFIX=/usr`.
+DEB_VERSION = $$(dpkg-parsechangelog -S Version)
+DEB_DIR := .build/deb
+
+deps-deb: ## install the Debian packages that make deb and make test-deb need (debhelper, lintian, debootstrap, nspawn)
+	@scripts/install-deps --deb
+
+deb: deps deps-deb ## build .build/deb/interpay_VERSION_amd64.deb (debian/, debhelper) and check it with lintian
+	dpkg-checkbuilddeps
+	mkdir -p $(DEB_DIR)
+	rm -f $(DEB_DIR)/interpay_*.deb
+	debian/rules clean
+	debian/rules binary DEB_DESTDIR=$(CURDIR)/$(DEB_DIR) SWIFT="$(SWIFT)" SWIFT_RELEASE_FLAGS="$(SWIFT_RELEASE_FLAGS)"
+	debian/rules clean
+	lintian --fail-on error $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb
+	@echo "deb: $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb"
+
+test-deb: deb ## the .deb on a fresh Debian 12 (debootstrap, cached) booted with systemd-nspawn: service, CLI, a payment
+	scripts/test-deb $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb
 
 test-install: ## make install into a scratch DESTDIR: tree, units (verify, security exposure), uninstall
 	scripts/check-install

@@ -8,9 +8,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Linux only (Debian 12 and later): discovery uses Avahi's libdns_sd, the service systemd, and the release binaries
+// are linked with --static-swift-stdlib. No `platforms`: it can name only Apple platforms, and none is supported.
 let package = Package(
     name: "InterPay",
-    platforms: [.macOS(.v14)],
     products: [
         .library(name: "InterPayCore", targets: ["InterPayCore"]),
         // The micro benchmarks in Benchmarks/ measure engine steps on real ledger files.
@@ -37,11 +38,9 @@ let package = Package(
     ],
     targets: [
         // MARK: System libraries (each imported by exactly one wrapper module)
-        .systemLibrary(
-            name: "CDNSSD",
-            pkgConfig: "avahi-compat-libdns_sd",
-            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
-        ),
+        // No pkgConfig: its flags for avahi-compat-libdns_sd carry -D_REENTRANT, which SwiftPM drops with a warning on
+        // every build; shim.h includes the header by its path instead (Debian: libavahi-compat-libdnssd-dev).
+        .systemLibrary(name: "CDNSSD"),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",

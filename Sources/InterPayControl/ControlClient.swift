@@ -1,5 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Talks to the local daemon over the control socket; what the `interpay` CLI uses.
 ///
@@ -34,7 +44,7 @@ public struct ControlClient: Sendable {
     public func call(_ method: String, params: JSONValue? = nil) async throws(ControlClientError) -> JSONValue {
         let client = self
         let outcome: Result<JSONValue, ControlClientError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            detachThread {
                 continuation.resume(returning: client.exchange(method: method, params: params))
             }
         }
@@ -51,7 +61,7 @@ public struct ControlClient: Sendable {
         let subscription = Subscription()
         continuation.onTermination = { _ in subscription.terminate() }
         let client = self
-        Thread.detachNewThread {
+        detachThread {
             client.runSubscription(continuation: continuation, subscription: subscription)
         }
         return stream
@@ -241,4 +251,27 @@ private final class Subscription: Sendable {
     var isTerminated: Bool {
         state.withLock { $0.terminated }
     }
+}
+
+/// Runs `body` on a new detached POSIX thread (Foundation's `Thread` is not in FoundationEssentials).
+private func detachThread(_ body: @escaping @Sendable () -> Void) {
+    final class Work: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let work = Unmanaged.passRetained(Work(body)).toOpaque()
+    var thread = pthread_t()
+    let created = pthread_create(
+        &thread, nil,
+        { argument in
+            guard let argument else { return nil }
+            Unmanaged<Work>.fromOpaque(argument).takeRetainedValue().body()
+            return nil
+        }, work)
+    guard created == 0 else {
+        // No thread could be made (out of resources): do the work here rather than lose it.
+        Unmanaged<Work>.fromOpaque(work).takeRetainedValue().body()
+        return
+    }
+    pthread_detach(thread)
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 extension JSONValue: Codable {
     /// Decodes any JSON value; integers that fit in `Int64` become `.int`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns `PaymentMessage`s into frames and back: a 4-byte big-endian length, then that many bytes of UTF-8 JSON.
 ///
@@ -122,7 +126,9 @@ public struct FrameCodec: Sendable {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             // Foundation reports a number that does not fit its field (12.5 or -1 for an unsigned integer) as
             // "not valid JSON" at the root. Only on this error path, tell the two apart with a plain parse.
-            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            // A body that does not parse even as loose JSON is reported as Foundation put it (the error is the
+            // answer, so it is not rethrown).
+            guard let object = try? JSONDecoder().decode(LooseJSON.self, from: body), case .object = object else {
                 return .invalidJSON(context.debugDescription)
             }
             // Foundation does not say which number; every number in a frame is an integer, so find the first one
@@ -141,25 +147,58 @@ public struct FrameCodec: Sendable {
     }
 
     /// The dotted path of the first number in `value` (members in name order) that `matches`, or nil.
-    private static func numberPath(in value: Any, path: String = "", where matches: (Double) -> Bool) -> String? {
+    private static func numberPath(in value: LooseJSON, path: String = "", where matches: (Double) -> Bool) -> String? {
         switch value {
-        case let object as [String: Any]:
+        case .object(let object):
             for key in object.keys.sorted() {
                 let child = path.isEmpty ? key : path + "." + key
-                if let found = numberPath(in: object[key] as Any, path: child, where: matches) { return found }
+                if let member = object[key], let found = numberPath(in: member, path: child, where: matches) {
+                    return found
+                }
             }
             return nil
-        case let array as [Any]:
+        case .array(let array):
             for (index, element) in array.enumerated() {
                 if let found = numberPath(in: element, path: path + "[\(index)]", where: matches) { return found }
             }
             return nil
-        case is String, is Bool:
+        case .number(let number):
+            return matches(number) ? path : nil
+        case .other:
             return nil
-        case let number as NSNumber:
-            return matches(number.doubleValue) ? path : nil
-        default:
-            return nil
+        }
+    }
+}
+
+/// Any JSON value, with every number read as a Double: enough to find the number a typed decode refused (JSONDecoder
+/// only, so that this module needs no more than FoundationEssentials).
+private enum LooseJSON: Decodable {
+    case object([String: LooseJSON])
+    case array([LooseJSON])
+    case number(Double)
+    case other
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .other
+        } else if let number = try? container.decode(Double.self) {
+            // Not a number: the next case is tried.
+            self = .number(number)
+        } else if let object = try? container.decode([String: LooseJSON].self) {
+            // Not an object: the next case is tried.
+            self = .object(object)
+        } else if let array = try? container.decode([LooseJSON].self) {
+            // Not an array: the next case is tried.
+            self = .array(array)
+        } else if (try? container.decode(Bool.self)) != nil {
+            // Not a boolean: it must be a string.
+            self = .other
+        } else {
+            // Decoded, not skipped: a string with a lone surrogate or a raw control character is not JSON, and
+            // that error makes the whole body invalid JSON, as JSONSerialization said.
+            _ = try container.decode(String.self)
+            self = .other
         }
     }
 }

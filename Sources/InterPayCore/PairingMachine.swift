@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// Pairing with one peer, as a pure state machine (PROTOCOL.md §7.9).
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 extension PaymentMessage {
     /// The `error` frame: a frame or the session was refused.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 extension PaymentMessage {
     /// The `pair` frame: one step of pairing two peers with a short verification code (PROTOCOL.md §7.9).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 extension PaymentMessage {
     /// The `request` frame: a new payment request, payee → payer.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// One frame of the InterPay peer protocol, version 1 (see `protocol/PROTOCOL.md`).
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// A request for money from the payee to the payer: "please pay me 12.50 MXN".
 ///

@@ -1,15 +1,28 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import InterPayControl
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Human formats shared by the subcommands.
 enum Formatting {
     /// A Unix time in local time, `2026-11-22 14:05`.
     static func localTime(_ seconds: Int64?) -> String {
         guard let seconds else { return "-" }
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        formatter.timeZone = .current
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        // localtime_r and strftime rather than DateFormatter, which would bring ICU into the binary.
+        var time = time_t(seconds)
+        var parts = tm()
+        guard localtime_r(&time, &parts) != nil else { return String(seconds) }
+        var buffer = [CChar](repeating: 0, count: 32)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `12.50 MXN`, with the amount in the preferred currency when the daemon gave one: the quote stored when the

@@ -1,5 +1,15 @@
 import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `interpay`: the command-line companion of `interpayd`.
 @main
@@ -33,18 +43,35 @@ struct Interpay: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("interpay: \(error.message)\n".utf8))
-            Foundation.exit(error.exitCode)
+            writeStandardError("interpay: \(error.message)\n")
+            terminate(error.exitCode)
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
                 if !message.isEmpty { print(message) }
-                Foundation.exit(0)
+                terminate(0)
             }
-            FileHandle.standardError.write(Data((message.isEmpty ? "\(error)" : message).utf8 + [0x0A]))
+            writeStandardError((message.isEmpty ? "\(error)" : message) + "\n")
             // Usage errors exit 2, as documented; anything else that escaped is 1.
-            Foundation.exit(code == .validationFailure ? 2 : 1)
+            terminate(code == .validationFailure ? 2 : 1)
         }
     }
+}
+
+/// Writes `text` to standard error, whole (a short write is continued; a failed one is given up, there being nowhere
+/// left to report it).
+private func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
+}
+
+/// Exits the process with `code` (the C library's exit, which the command type's own `exit` hides inside it).
+private func terminate(_ code: Int32) -> Never {
+    exit(code)
 }

@@ -16,7 +16,7 @@ struct Table {
         let widths = headers.indices.map { column in all.map { $0.count > column ? $0[column].count : 0 }.max() ?? 0 }
         for row in all {
             let line = row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
             }.joined(separator: "  ")
             Swift.print(line)
         }
