@@ -37,13 +37,14 @@ final class DiscoverySession: @unchecked Sendable {
     static let ipv4Preference: Duration = .milliseconds(500)
     /// Alternative names tried when the name is taken on this host.
     static let maximumRenames = 50
-    /// Resolutions running at once; the others wait their turn. Each takes a few hundred milliseconds however fast
-    /// the machine is (Avahi answers over D-Bus and may ask the network), so with few at once a daemon that joins a
-    /// LAN of 50 hosts needs tens of seconds to learn where they are (two at once: about 20 s). Avahi's libdns_sd
-    /// opens a D-Bus connection for every operation (one per resolution at a time here), and the system bus allows
-    /// a user 256 connections: 16 leaves room for many daemons of one user on one host, and when the bus refuses
-    /// connections all the same, fewer run at once (`resolutionCap`).
-    static let maximumConcurrentResolutions = 16
+    /// Resolutions running at once; the others wait their turn. Avahi's libdns_sd opens a D-Bus connection for every
+    /// operation, and the system bus allows a user 256 connections: resolving every peer at once (a resolve, then an
+    /// address lookup each) runs out of connections with about 80 peers, or with many daemons on one host. More at
+    /// once is not faster either: each resolution makes Avahi ask the network, every avahi-daemon on the segment
+    /// answers or reads the question, and with 16 at once 50 sandbox hosts on 2 cores resolved fewer peers in a
+    /// minute (1–13 each) than with 2 (13–49); when the bus refuses a connection all the same, fewer run at once
+    /// (`resolutionCap`).
+    static let maximumConcurrentResolutions = 2
 
     /// The number of sessions not yet deinitialized, in this process (for tests).
     static var liveCount: Int { live.withLock { $0 } }
