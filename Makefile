@@ -5,7 +5,8 @@ SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
-	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-micro bench-micro-smoke fuzz test-fuzz
+	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-lan-hosts bench-micro \
+	bench-micro-smoke fuzz test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install").
 PREFIX ?= /usr/local
@@ -129,6 +130,17 @@ bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, 
 	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
 	scripts/bench-lan --daemon "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpayd" \
 		--cli "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpay" $(BENCH_ARGS)
+
+# One daemon per simulated host: LAN_HOSTS sandbox hosts on one segment, each with its own avahi-daemon, started at
+# once; the time to a full mesh next to the avahi baseline of the same run, the sessions per daemon, CPU, and one
+# daemon with MANY_PEERS sessions at rest. Part of `make bench`.
+LAN_HOSTS ?= 10 25 50 100
+MANY_PEERS ?= 200
+bench-lan-hosts: deps ## K sandbox hosts, one daemon each (LAN_HOSTS=10 25 50 100): full mesh vs avahi, CPU; 200 peers
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
+	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --only hosts --only many \
+		--host-sizes $(LAN_HOSTS) --many-peers $(MANY_PEERS) $(BENCH_ARGS)
 
 fuzz: deps ## libFuzzer on frames and control requests, FUZZ_SECONDS (300) each; failing inputs in fuzz-artifacts/
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz

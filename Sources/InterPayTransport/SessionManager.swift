@@ -55,6 +55,9 @@ public actor SessionManager {
     private var targets: [String: DialTarget] = [:]
     private var dialCommands: AsyncStream<String>.Continuation?
     private var nextGeneration = 0
+    /// The dial loops waiting for a peer's session to end (`waitForSessionEnd(of:)`), by peer and waiter number.
+    private var sessionEndWaiters: [PeerID: [Int: CheckedContinuation<Void, Never>]] = [:]
+    private var nextWaiter = 0
 
     /// Creates a manager; nothing listens or dials before `start()` and `run()`.
     public init(identity: Identity, configuration: TransportConfiguration, logger: Logger) throws(TransportError) {
@@ -151,12 +154,13 @@ public actor SessionManager {
         targets[key] = DialTarget(
             host: host, port: port, expectedPeerID: expectedPeerID ?? existing?.pinnedPeerID,
             pinnedPeerID: existing?.pinnedPeerID, generation: nextGeneration)
+        wakeWaiters(of: existing?.expectedPeerID)
         dialCommands?.yield(key)
     }
 
     /// Stops reconnecting to a target (an existing session stays until it ends).
     public func stopMaintaining(key: String) {
-        targets.removeValue(forKey: key)
+        wakeWaiters(of: targets.removeValue(forKey: key)?.expectedPeerID)
     }
 
     /// Pins the key of a target that expected none, as soon as its first session is up (not when it ends).
@@ -175,6 +179,7 @@ public actor SessionManager {
     /// `interpay untrust` of a static peer whose key changed.
     public func resetPin(forKey key: String, expectedPeerID: PeerID?) {
         guard var target = targets[key] else { return }
+        wakeWaiters(of: target.expectedPeerID)
         target.pinnedPeerID = nil
         target.expectedPeerID = expectedPeerID
         nextGeneration += 1
@@ -229,13 +234,24 @@ public actor SessionManager {
         var attempt = 0
         while !Task.isCancelled, let target = targets[key], target.generation == generation {
             if let id = target.expectedPeerID, sessions[id] != nil {
+                // Up through the peer's dial (ours would be running it): nothing to do until it ends.
                 attempt = 0
-                try? await Task.sleep(for: .seconds(1))
+                await waitForSessionEnd(of: id)
                 continue
             }
             if let id = target.expectedPeerID, attempt == 0, identity.peerID > id {
                 // The lower ID dials first; give its connection a moment to arrive before dialing too.
                 try? await Task.sleep(for: .milliseconds(500))
+                // A connection from the peer's address still in its handshake is most likely that dial: let it finish
+                // (within the handshake deadline) rather than add a second handshake that the tie-break would throw
+                // away. On a busy LAN of many peers each duplicate costs both sides a TLS handshake.
+                let waitUntil = ContinuousClock.now + configuration.handshakeTimeout
+                while sessions[id] == nil, unauthenticated.count(from: target.host) > 0,
+                    ContinuousClock.now < waitUntil,
+                    !Task.isCancelled
+                {
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
                 if sessions[id] != nil { continue }
             }
             let outcome = await dial(target, key: key)
@@ -246,6 +262,35 @@ public actor SessionManager {
             attempt = outcome.wasSession ? 0 : attempt + 1
             try? await Task.sleep(for: configuration.reconnectBackoff.delay(attempt: max(attempt - 1, 0)))
         }
+    }
+
+    /// Returns once `peer` has no session (at once if it has none), or the task is cancelled. A session's end
+    /// wakes the dial loops waiting for it; before, each loop polled every second, which with 50 peers kept an idle
+    /// daemon busy.
+    private func waitForSessionEnd(of peer: PeerID) async {
+        guard sessions[peer] != nil, !Task.isCancelled else { return }
+        nextWaiter += 1
+        let waiter = nextWaiter
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                sessionEndWaiters[peer, default: [:]][waiter] = continuation
+            }
+        } onCancel: {
+            // Runs on the actor after the continuation above is stored (this method holds the actor until then).
+            Task { await self.wakeWaiter(waiter, of: peer) }
+        }
+    }
+
+    private func wakeWaiter(_ waiter: Int, of peer: PeerID) {
+        sessionEndWaiters[peer]?.removeValue(forKey: waiter)?.resume()
+        if sessionEndWaiters[peer]?.isEmpty == true { sessionEndWaiters.removeValue(forKey: peer) }
+    }
+
+    /// Wakes the dial loops waiting for `peer`'s session to end: it ended, or their target changed or went (a loop
+    /// of an old generation then ends, so that they cannot pile up while a session lasts).
+    private func wakeWaiters(of peer: PeerID?) {
+        guard let peer, let waiters = sessionEndWaiters.removeValue(forKey: peer) else { return }
+        for continuation in waiters.values { continuation.resume() }
     }
 
     private enum DialOutcome {
@@ -262,7 +307,8 @@ public actor SessionManager {
                 .connectTimeout(.seconds(5))
                 .channelOption(.socketOption(.so_keepalive), value: 1)
                 .connect(host: target.host, port: target.port) { channel in
-                    self.configurePipeline(channel, expectedPeerID: target.expectedPeerID, dialKey: key)
+                    self.configurePipeline(
+                        channel, expectedPeerID: target.expectedPeerID, dialKey: key, dialAddress: address)
                 }
             if let peerID = await handle(
                 connection, direction: .outbound, expected: target.expectedPeerID, dialKey: key)
@@ -286,9 +332,11 @@ public actor SessionManager {
         let slot: UnauthenticatedConnections.Slot?
     }
 
-    /// Sets up TLS, framing and the handshake deadline on a new channel (runs on its event loop).
+    /// Sets up TLS, framing and the handshake deadline on a new channel (runs on its event loop). `dialAddress` is
+    /// the `host:port` an outbound connection dials: its channel has no remote address yet when this runs (it is
+    /// not connected), and the deadline's log line must still say which peer did not answer.
     private nonisolated func configurePipeline(
-        _ channel: any Channel, expectedPeerID: PeerID?, dialKey: String? = nil
+        _ channel: any Channel, expectedPeerID: PeerID?, dialKey: String? = nil, dialAddress: String? = nil
     )
         -> EventLoopFuture<PendingConnection>
     {
@@ -349,12 +397,15 @@ public actor SessionManager {
             try sync.addHandler(MessageToByteHandler(FrameEncoder(codec: codec)))
             let unauthenticated = self.unauthenticated
             let timeout = configuration.handshakeTimeout
-            let address = channel.remoteAddress?.ipAddress ?? "?"
             let deadline = channel.eventLoop.scheduleTask(in: .init(timeout)) { [logger] in
                 if let suppressed = unauthenticated.shouldLog(.timedOut) {
-                    logger.notice(
-                        "handshake deadline passed; connection closed",
-                        metadata: ["address": "\(address)", "timeout": "\(timeout)", "suppressed": "\(suppressed)"])
+                    var metadata: Logger.Metadata = [
+                        "address": "\(Self.describe(channel.remoteAddress) ?? dialAddress ?? "?")",
+                        "direction": "\(inbound ? "inbound" : "outbound")", "timeout": "\(timeout)",
+                        "suppressed": "\(suppressed)",
+                    ]
+                    if let expectedPeerID { metadata["peer"] = "\(expectedPeerID.shortDescription)" }
+                    logger.notice("handshake deadline passed; connection closed", metadata: metadata)
                 }
                 channel.close(promise: nil)
             }
@@ -384,7 +435,7 @@ public actor SessionManager {
         -> PeerID?
     {
         let channel = pending.channel.channel
-        let remote = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+        let remote = Self.describe(channel.remoteAddress) ?? "?"
         var establishedPeer: PeerID?
         do {
             try await pending.channel.executeThenClose { inbound, outbound in
@@ -643,6 +694,7 @@ public actor SessionManager {
     private func evictOne(for newcomer: SessionHandle) -> Bool {
         guard let victim = evictionCandidate(for: newcomer.info.peerID) else { return false }
         sessions.removeValue(forKey: victim.info.peerID)
+        wakeWaiters(of: victim.info.peerID)
         victim.endReason = "evicted: \(configuration.maxSessions) sessions up"
         victim.finishOutbound()
         victim.channel.close(promise: nil)
@@ -683,7 +735,13 @@ public actor SessionManager {
     private func unregister(_ session: SessionHandle) -> Bool {
         guard sessions[session.info.peerID] === session else { return false }
         sessions.removeValue(forKey: session.info.peerID)
+        wakeWaiters(of: session.info.peerID)
         return true
+    }
+
+    /// `ip:port` of a socket address; nil when there is none (a channel not connected yet).
+    private static func describe(_ address: SocketAddress?) -> String? {
+        address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
     }
 
     /// The peer ID proven by the TLS handshake.

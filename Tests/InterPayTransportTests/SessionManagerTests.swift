@@ -87,6 +87,46 @@ struct SessionManagerTests {
         await bob.stop()
     }
 
+    @Test("a dial whose handshake passes the deadline is logged with the address it dialed")
+    func outboundDeadlineNamesAddress() async throws {
+        // A listener that accepts TCP and never answers: the kernel completes the connection, nothing speaks TLS.
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(silent.localAddress?.port)
+        let storage = RecordingLogHandler.Storage()
+        let alice = try await TestPeer(name: "Alice", logger: RecordingLogHandler.logger("alice", storage: storage)) {
+            $0.handshakeTimeout = .milliseconds(200)
+        }
+        await alice.manager.maintainConnection(key: "silent", host: "127.0.0.1", port: port, expectedPeerID: nil)
+        await eventually("the deadline is logged") {
+            storage.lines.contains { $0.contains("handshake deadline passed") }
+        }
+        let line = try #require(storage.lines.first { $0.contains("handshake deadline passed") })
+        #expect(line.contains("address=127.0.0.1:\(port)"), "\(line)")
+        #expect(line.contains("direction=outbound"), "\(line)")
+        await alice.stop()
+        try await silent.close()
+    }
+
+    @Test("an inbound connection whose handshake passes the deadline is logged with its address and port")
+    func inboundDeadlineNamesAddress() async throws {
+        let storage = RecordingLogHandler.Storage()
+        let bob = try await TestPeer(name: "Bob", logger: RecordingLogHandler.logger("bob", storage: storage)) {
+            $0.handshakeTimeout = .milliseconds(200)
+        }
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: bob.port).get()
+        let local = try #require(channel.localAddress?.port)
+        try await channel.closeFuture.get()
+        await eventually("the deadline is logged") {
+            storage.lines.contains { $0.contains("handshake deadline passed") }
+        }
+        let line = try #require(storage.lines.first { $0.contains("handshake deadline passed") })
+        #expect(line.contains("address=127.0.0.1:\(local)"), "\(line)")
+        #expect(line.contains("direction=inbound"), "\(line)")
+        await bob.stop()
+    }
+
     @Test("TLS without a client certificate is refused")
     func noClientCertificate() async throws {
         let bob = try await TestPeer(name: "Bob")

@@ -18,15 +18,17 @@ final class TestPeer: Sendable {
     private let recorded = Mutex<[SessionEvent]>([])
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
-    init(name: String, configure: (inout TransportConfiguration) -> Void = { _ in }) async throws {
+    init(
+        name: String, logger: Logger? = nil, configure: (inout TransportConfiguration) -> Void = { _ in }
+    ) async throws {
         directory = try TemporaryDirectory()
         let identity = try Identity.loadOrCreate(in: directory.url)
         var configuration = TransportConfiguration(displayName: name, host: "127.0.0.1")
         configuration.reconnectBackoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(500))
         configure(&configuration)
-        var logger = Logger(label: "test.\(name)")
-        logger.logLevel = .critical
-        manager = try SessionManager(identity: identity, configuration: configuration, logger: logger)
+        var quiet = Logger(label: "test.\(name)")
+        quiet.logLevel = .critical
+        manager = try SessionManager(identity: identity, configuration: configuration, logger: logger ?? quiet)
         port = try await manager.start()
         let manager = self.manager
         let run = Task { _ = try? await manager.run() }
