@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Turns `PaymentMessage`s into frames and back: a 4-byte big-endian length, then that many bytes of UTF-8 JSON.

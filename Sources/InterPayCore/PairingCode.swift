@@ -1,8 +1,9 @@
 import Crypto
+
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The 6-digit verification code two peers derive when pairing: a short authentication string.

@@ -1,8 +1,9 @@
 import Crypto
+
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// The identity of an InterPay daemon: the SHA-256 of the DER SubjectPublicKeyInfo of its TLS key.
