@@ -3,7 +3,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
-.PHONY: all deps build build-tests test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
+.PHONY: all deps build build-tests check scenarios test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke fuzz test-fuzz
@@ -59,12 +59,45 @@ build: deps ## debug build of every target (fails on a warning, scripts/check-wa
 build-tests: deps
 	scripts/check-warnings $(SWIFT) build --build-tests
 
-TEST_TARGETS := build-tests test-swift test-vectors test-sandbox test-discovery-swift test-discovery test-payments test-bad-input \
-	test-hostile \
-	test-crash test-partition test-service test-install test-fuzz bench-smoke
+# Test tiers. Every scenario (scripts/test-*, scripts/sandbox-selftest) runs in a sandbox of its own or on its own
+# loopback ports, so scripts/run-scenarios runs SCENARIO_JOBS of them at once; `make test-NAME` runs one alone.
+# `make check` is for every change (a warm debug build, the Swift tests, the fast scenarios); `make test` is what CI
+# runs: everything, with one release compilation shared by the install check and the benchmarks (the micro
+# benchmarks build in the root package). Each step's time is printed at the end (scripts/timed).
+# The longest first: they start in this order. The hostile-peer suite runs as its scenarios, one job each.
+HOSTILE := $(patsubst scripts/hostile/scenario_%.py,hostile/%,$(wildcard scripts/hostile/scenario_*.py))
+SCENARIOS := hostile/sessions hostile/flood test-crash test-partition hostile/pairing test-discovery-swift \
+	test-bad-input test-payments test-discovery \
+	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest test-service
+CHECK_SCENARIOS := test-payments test-bad-input $(HOSTILE) test-service
+SCENARIO_JOBS ?= 3
+TIMES := .build/step-times.tsv
+TIMED := scripts/timed $(TIMES)
 
-test: $(TEST_TARGETS) ## everything CI runs
+check: deps ## for every change: debug build, Swift tests, vectors, the fast scenarios (SCENARIO_JOBS at once)
+	@rm -f $(TIMES)
+	$(TIMED) build-tests $(MAKE) --no-print-directory build-tests
+	$(TIMED) swift-tests $(SWIFT) test --skip-build
+	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
+	$(TIMED) scenarios scripts/run-scenarios -j $(SCENARIO_JOBS) $(CHECK_SCENARIOS)
+	@echo "make check: all checks passed"
+	@scripts/timed --report $(TIMES)
+
+test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmark smoke (step times at the end)
+	@rm -f $(TIMES)
+	$(TIMED) build-tests $(MAKE) --no-print-directory build-tests
+	$(TIMED) swift-tests $(SWIFT) test --skip-build
+	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
+	$(TIMED) scenarios scripts/run-scenarios -j $(SCENARIO_JOBS) $(SCENARIOS)
+	$(TIMED) release-build $(MAKE) --no-print-directory bench-build
+	$(TIMED) install $(MAKE) --no-print-directory test-install
+	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz
+	$(TIMED) bench-smoke $(MAKE) --no-print-directory bench-smoke
 	@echo "make test: all checks passed"
+	@scripts/timed --report $(TIMES)
+
+scenarios: build-tests ## every integration scenario, SCENARIO_JOBS at once (scripts/run-scenarios NAME runs one)
+	scripts/run-scenarios -j $(SCENARIO_JOBS) $(SCENARIOS)
 
 test-swift: build-tests ## the Swift test suites (no network needed)
 	$(SWIFT) test --skip-build
@@ -109,6 +142,7 @@ bench-build: deps
 	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
 	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
 	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay-bench
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product CoreBenchmarks
 
 bench: bench-build deb ## every benchmark on release builds: engine vs baselines, daemon, LAN figures, .deb size, micro
 	$(BENCH_LAN) --deb $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb >.build/bench-lan.json || true
@@ -151,13 +185,19 @@ test-fuzz: deps ## each libFuzzer target for 60 s; fails on a crash, hang or lea
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo
 
-# Micro benchmarks of InterPayCore (package-benchmark, in the nested Benchmarks package so the main build and its
-# dependencies stay as they are). Results are per operation: time, throughput and mallocs.
-bench-micro: ## InterPayCore micro benchmarks (frame codec, money, peer ID, lifecycle), about 2 minutes after the build
-	$(SWIFT) package --package-path Benchmarks benchmark --no-progress
+# Micro benchmarks of InterPayCore and of one engine step (package-benchmark, the CoreBenchmarks target in
+# Benchmarks/). Results are per operation: time, throughput and mallocs. `make bench-micro` runs them through
+# package-benchmark's plugin, whose release build lacks -static-stdlib: it gets a scratch directory of its own so
+# that it does not recompile .build/release back and forth. The smoke run (part of `make test`) runs the binary that
+# `make bench-build` links from the shared release build, a few iterations each.
+bench-micro: ## micro benchmarks (frame codec, money, peer ID, lifecycle, engine step), about 2 minutes after the build
+	$(SWIFT) package --scratch-path .build/bench-micro benchmark --no-progress
 
-bench-micro-smoke: ## every micro benchmark for a few iterations: checks that they build and run, numbers are meaningless
-	INTERPAY_BENCH_SMOKE=1 $(SWIFT) package --package-path Benchmarks benchmark --no-progress --quiet
+bench-micro-smoke: bench-build ## every micro benchmark for a few iterations: checks that they run, numbers are meaningless
+	INTERPAY_BENCH_SMOKE=1 "$(RELEASE_BIN)/CoreBenchmarks" >.build/bench-micro-smoke.log 2>&1 || \
+		{ tail -n 40 .build/bench-micro-smoke.log; exit 1; }
+	@echo "bench-micro-smoke: $$(grep -c '^Debug results for' .build/bench-micro-smoke.log) micro benchmarks ran" \
+		"(.build/bench-micro-smoke.log)"
 
 format: ## format Swift sources in place with swift-format
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// Settings every target shares: Swift 6 language mode plus the upcoming features we rely on.
@@ -14,9 +14,6 @@ let package = Package(
     name: "InterPay",
     products: [
         .library(name: "InterPayCore", targets: ["InterPayCore"]),
-        // The micro benchmarks in Benchmarks/ measure engine steps on real ledger files.
-        .library(name: "InterPayEngine", targets: ["InterPayEngine"]),
-        .library(name: "InterPayStore", targets: ["InterPayStore"]),
         // The fuzz targets in Fuzz/ build against these two.
         .library(name: "InterPayTransport", targets: ["InterPayTransport"]),
         .library(name: "InterPayControl", targets: ["InterPayControl"]),
@@ -35,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        // The micro benchmarks (Benchmarks/, `make bench-micro`). The malloc interposer gives the malloc counts; the
+        // default "RuntimeInterposer" trait (ARC counts on Linux with Swift 6.3) is left off.
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // MARK: System libraries (each imported by exactly one wrapper module)
@@ -85,8 +85,9 @@ let package = Package(
         .target(
             name: "InterPayRates",
             dependencies: [
-                "CCurl", "InterPayCore", "InterPayStore",
+                "CCurl", "InterPayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -117,6 +118,7 @@ let package = Package(
                 "InterPayRates", "InterPayEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
@@ -153,6 +155,21 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
+        ),
+
+        // Micro benchmarks of InterPayCore and of one engine step on a real ledger file (package-benchmark: time and
+        // mallocs per operation). In this package, not one of its own, so that `make test` compiles the release
+        // build once for the install check and every benchmark.
+        .executableTarget(
+            name: "CoreBenchmarks",
+            dependencies: [
+                "InterPayCore", "InterPayEngine", "InterPayStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/CoreBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
 
         // MARK: Tests
@@ -215,7 +232,7 @@ let package = Package(
             name: "InterPayRatesTests",
             dependencies: [
                 "InterPayTestSupport",
-                "InterPayRates", "InterPayCore", "InterPayStore",
+                "InterPayRates", "InterPayCore", "InterPayStore", "InterPayDaemon",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import NIOPosix
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -15,7 +16,8 @@ import Synchronization
 /// Talks to the local daemon over the control socket; what the `interpay` CLI uses.
 ///
 /// Each call connects, sends one request, reads one response and closes. The socket work is plain blocking POSIX
-/// I/O on a thread of its own, so the CLI starts no event loop and no cooperative thread is ever blocked.
+/// I/O on NIO's shared thread pool (`NIOThreadPool`, made for blocking work), so the CLI starts no event loop and no
+/// cooperative thread is ever blocked.
 public struct ControlClient: Sendable {
     /// The default time to wait for the daemon.
     public static let defaultTimeout: Duration = .seconds(30)
@@ -44,10 +46,14 @@ public struct ControlClient: Sendable {
     /// `.rpc` with the daemon's error, `.invalidResponse` when the answer is not a JSON-RPC response.
     public func call(_ method: String, params: JSONValue? = nil) async throws(ControlClientError) -> JSONValue {
         let client = self
-        let outcome: Result<JSONValue, ControlClientError> = await withCheckedContinuation { continuation in
-            detachThread {
-                continuation.resume(returning: client.exchange(method: method, params: params))
+        let outcome: Result<JSONValue, ControlClientError>
+        do {
+            outcome = try await NIOThreadPool.singleton.runIfActive {
+                client.exchange(method: method, params: params)
             }
+        } catch {
+            // The shared pool is never shut down: only a task cancelled before its turn ends here, before connecting.
+            throw .daemonUnreachable(path: path, reason: "the call was cancelled before it connected")
         }
         return try outcome.get()
     }
@@ -62,13 +68,16 @@ public struct ControlClient: Sendable {
         let subscription = Subscription()
         continuation.onTermination = { _ in subscription.terminate() }
         let client = self
-        detachThread {
+        // Not `runIfActive`: this is not an async context, and the work must run even if nobody awaits it.
+        NIOThreadPool.singleton.submit { _ in
+            // The shared pool is never shut down, so the state is always `.active`; the subscription runs either way
+            // so that the stream always ends.
             client.runSubscription(continuation: continuation, subscription: subscription)
         }
         return stream
     }
 
-    // MARK: Blocking work (on the client's own threads)
+    // MARK: Blocking work (on the shared thread pool)
 
     /// The request id the client uses; one request per connection.
     private static let requestID: RPCID = 1
@@ -252,27 +261,4 @@ private final class Subscription: Sendable {
     var isTerminated: Bool {
         state.withLock { $0.terminated }
     }
-}
-
-/// Runs `body` on a new detached POSIX thread (Foundation's `Thread` is not in FoundationEssentials).
-private func detachThread(_ body: @escaping @Sendable () -> Void) {
-    final class Work: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let work = Unmanaged.passRetained(Work(body)).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(
-        &thread, nil,
-        { argument in
-            guard let argument else { return nil }
-            Unmanaged<Work>.fromOpaque(argument).takeRetainedValue().body()
-            return nil
-        }, work)
-    guard created == 0 else {
-        // No thread could be made (out of resources): do the work here rather than lose it.
-        Unmanaged<Work>.fromOpaque(work).takeRetainedValue().body()
-        return
-    }
-    pthread_detach(thread)
 }

@@ -65,7 +65,8 @@ public enum Daemon {
         }
         if let preferred = configuration.preferredCurrency { base = preferred }
         let conversions = Conversions(
-            rates: RatesService(database: database, provider: provider, base: base, logger: logger),
+            rates: RatesService(
+                cache: LedgerRatesCache(database: database), provider: provider, base: base, logger: logger),
             preferred: configuration.preferredCurrency, logger: logger)
         // Without a preferred currency there is nothing to quote: the engine then reads nothing for it.
         let acceptanceQuote: PaymentEngine.AcceptanceQuote? =
@@ -97,7 +98,7 @@ public enum Daemon {
         let notify = NotifyService(
             notifier: SystemdNotifier(environment: environment), readiness: readiness,
             watchdog: SystemdNotifier.watchdogInterval(environment: environment), engine: engine, logger: logger)
-        return [peers, control, notify]
+        return [HangupService(logger: logger), peers, control, notify]
     }
 }
 

@@ -1,10 +1,11 @@
 import CCurl
 import Foundation
+import NIOPosix
 
 /// An `HTTPClient` backed by libcurl.
 ///
-/// Each request runs the blocking `curl_easy_perform` on a thread of its own and resumes the waiting task when it
-/// is done, so no Swift-concurrency thread or event loop ever blocks. Requests verify TLS certificates and host
+/// Each request runs the blocking `curl_easy_perform` on NIO's shared thread pool and resumes the waiting task when
+/// it is done, so no Swift-concurrency thread or event loop ever blocks. Requests verify TLS certificates and host
 /// names, follow at most `maximumRedirects` redirects (http and https only), send `User-Agent: interpay/<version>`,
 /// give up after `connectTimeout` / `timeout`, and abort as soon as the body exceeds `maximumResponseBytes`.
 /// Proxies configured with the usual environment variables (`https_proxy`, `no_proxy`…) are honoured. Cancelling
@@ -44,28 +45,29 @@ public struct CurlHTTPClient: HTTPClient {
         self.noProxy = noProxy
     }
 
-    /// Fetches `url` on a dedicated thread; see `HTTPClient.get(url:)`.
+    /// Fetches `url` on NIO's shared thread pool (libcurl's easy interface blocks); see `HTTPClient.get(url:)`.
     public func get(url: String) async throws(HTTPError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled(url: url) }
         let cancellation = TransferCancellation()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
-                let thread = Thread {
-                    continuation.resume(returning: perform(url: url, cancellation: cancellation))
+        let result: Result<HTTPResponse, HTTPError>
+        do {
+            result = try await withTaskCancellationHandler {
+                try await NIOThreadPool.singleton.runIfActive {
+                    perform(url: url, cancellation: cancellation)
                 }
-                thread.name = "interpay-http"
-                thread.start()
+            } onCancel: {
+                cancellation.cancel()
             }
-        } onCancel: {
-            cancellation.cancel()
+        } catch {
+            // The shared pool is never shut down: only a task cancelled before its turn ends here.
+            throw .cancelled(url: url)
         }
         return try result.get()
     }
 
-    // MARK: The transfer (on its own thread)
+    // MARK: The transfer (on a thread of the pool)
 
-    /// Runs one blocking transfer. Called only on the thread `get(url:)` starts for it.
+    /// Runs one blocking transfer, on a thread of the pool.
     private func perform(url: String, cancellation: TransferCancellation) -> Result<HTTPResponse, HTTPError> {
         let globalStatus = CurlGlobal.status
         guard globalStatus == CURLE_OK else {

@@ -1,5 +1,3 @@
-public import InterPayStore
-
 /// Why exchange rates could not be fetched, read or used, with the context a log line or CLI message needs.
 ///
 /// No case ever contains the API key: URLs and transport details are masked before they are put in.
@@ -24,8 +22,6 @@ public indirect enum RatesError: Error, Sendable, Hashable, CustomStringConverti
     case unsupportedCurrency(code: String, base: String)
     /// The converted amount does not fit in 64-bit minor units of the target currency.
     case conversionOverflow(amount: String, to: String)
-    /// The rates cache in the ledger failed.
-    case store(StoreError)
 
     /// A one-line explanation for a log line or a person; never contains the API key.
     public var description: String {
@@ -53,8 +49,6 @@ public indirect enum RatesError: Error, Sendable, Hashable, CustomStringConverti
             "no exchange rate for \(code) (the \(base) rates do not list it)"
         case .conversionOverflow(let amount, let to):
             "converting \(amount) to \(to) gives an amount too large to represent"
-        case .store(let error):
-            "exchange-rate cache: \(error)"
         }
     }
 }

@@ -1,8 +1,7 @@
 public import InterPayCore
-public import InterPayStore
 public import Logging
 
-/// Exchange rates for the daemon: fetched from a provider, cached in the ledger, served stale when the provider
+/// Exchange rates for the daemon: fetched from a provider, cached (`RatesCache`, the ledger in the daemon), served stale when the provider
 /// cannot be reached.
 ///
 /// `rates(base:now:)` answers from the cache while the provider has nothing newer (before `nextUpdate`), fetches
@@ -17,7 +16,7 @@ public actor RatesService {
     /// The fewest seconds between two fetches of the same base.
     public nonisolated let minimumRefetchInterval: Int64
 
-    private nonisolated let database: AppDatabase
+    private nonisolated let cache: any RatesCache
     private nonisolated let provider: any RatesProvider
     private nonisolated let logger: Logger
 
@@ -27,19 +26,19 @@ public actor RatesService {
     private var inFlight: [String: (id: UInt64, task: Task<Result<RateSnapshot, RatesError>, Never>)] = [:]
     private var nextFetchID: UInt64 = 0
 
-    /// A service caching in `database` the rates `provider` publishes.
+    /// A service caching in `cache` the rates `provider` publishes.
     ///
     /// - Parameters:
-    ///   - database: The ledger, whose `rateSnapshot` table is the cache.
+    ///   - cache: Where the last snapshot of each base is kept.
     ///   - provider: Where rates come from.
     ///   - base: The base currency for conversions (USD by default).
     ///   - minimumRefetchInterval: The fewest seconds between two fetches of one base (60 by default).
     ///   - logger: Where fetches and failures are logged (never with the API key).
     public init(
-        database: AppDatabase, provider: any RatesProvider, base: CurrencyCode, minimumRefetchInterval: Int64 = 60,
+        cache: any RatesCache, provider: any RatesProvider, base: CurrencyCode, minimumRefetchInterval: Int64 = 60,
         logger: Logger = Logger(label: "interpay.rates")
     ) {
-        self.database = database
+        self.cache = cache
         self.provider = provider
         self.base = base
         self.minimumRefetchInterval = max(0, minimumRefetchInterval)
@@ -103,7 +102,7 @@ public actor RatesService {
         if let running = inFlight[base.code] { return await running.task.value }
         nextFetchID += 1
         let id = nextFetchID
-        let task = Task { [provider, database, logger] () -> Result<RateSnapshot, RatesError> in
+        let task = Task { [provider, cache, logger] () -> Result<RateSnapshot, RatesError> in
             let snapshot: RateSnapshot
             do throws(RatesError) {
                 snapshot = try await provider.fetchRates(base: base, now: now)
@@ -120,7 +119,7 @@ public actor RatesService {
                     "lastUpdate": "\(snapshot.lastUpdate.secondsSince1970)",
                     "nextUpdate": "\(snapshot.nextUpdate.secondsSince1970)",
                 ])
-            await Self.store(snapshot, in: database, logger: logger)
+            await Self.store(snapshot, in: cache, logger: logger)
             return .success(snapshot)
         }
         inFlight[base.code] = (id, task)
@@ -143,36 +142,18 @@ public actor RatesService {
 
     /// The cached snapshot of `base`; nil when none is stored or it cannot be read (which is logged).
     private func cachedSnapshot(base: CurrencyCode) async -> RateSnapshot? {
-        let record: RateSnapshotRecord?
         do {
-            record = try await database.rateSnapshot(base: base)
+            return try await cache.snapshot(base: base)
         } catch {
             logger.error("cannot read cached exchange rates", metadata: ["base": "\(base)", "error": "\(error)"])
-            return nil
-        }
-        guard let record else { return nil }
-        do {
-            var rates: [String: ExactDecimal] = [:]
-            for (code, text) in try record.rates() {
-                rates[code] = try ExactDecimal(parsing: text)
-            }
-            return RateSnapshot(
-                base: record.base, rates: rates, lastUpdate: record.lastUpdate, nextUpdate: record.nextUpdate,
-                fetchedAt: record.fetchedAt, source: record.source)
-        } catch {
-            logger.error("ignoring damaged cached exchange rates", metadata: ["base": "\(base)", "error": "\(error)"])
             return nil
         }
     }
 
     /// Stores a fetched snapshot; a failure is logged (the rates are still used, just not cached).
-    private static func store(_ snapshot: RateSnapshot, in database: AppDatabase, logger: Logger) async {
+    private static func store(_ snapshot: RateSnapshot, in cache: any RatesCache, logger: Logger) async {
         do {
-            let record = try RateSnapshotRecord(
-                base: snapshot.base, fetchedAt: snapshot.fetchedAt, lastUpdate: snapshot.lastUpdate,
-                nextUpdate: snapshot.nextUpdate, source: snapshot.source,
-                rates: snapshot.rates.mapValues(\.description))
-            try await database.saveRateSnapshot(record)
+            try await cache.store(snapshot)
         } catch {
             logger.error(
                 "cannot cache exchange rates", metadata: ["base": "\(snapshot.base)", "error": "\(error)"])

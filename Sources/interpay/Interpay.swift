@@ -33,6 +33,10 @@ struct Interpay: AsyncParsableCommand {
             Watch.self, History.self, Stats.self, Convert.self, Rates.self,
         ])
 
+    /// `--socket` and `--json` given before the subcommand (`interpay --json status`), as git, docker and systemctl
+    /// accept them; each subcommand reads them through `GlobalOptions`, wherever they were given.
+    @OptionGroup var globals: GlobalOptions
+
     /// Parses and runs a subcommand, mapping every failure to the documented exit codes.
     static func main() async {
         do {

@@ -146,14 +146,6 @@ struct Interpayd: AsyncParsableCommand {
                 "the open file limit is below what limits.max_sessions and limits.max_unauthenticated may need; lower them or raise LimitNOFILE",
                 metadata: ["limit": "\(limit)", "needed": "\(needed)"])
         }
-        // SIGHUP does not reload the configuration (README): say so and carry on, instead of dying of it.
-        signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        hangup.setEventHandler {
-            logger.notice("SIGHUP ignored: the configuration is not reloaded; restart interpayd to apply changes")
-        }
-        hangup.resume()
-        defer { hangup.cancel() }
         do {
             let services = try Daemon.services(configuration: configuration, environment: environment, logger: logger)
             let group = ServiceGroup(

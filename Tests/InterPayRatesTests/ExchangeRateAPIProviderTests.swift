@@ -1,4 +1,5 @@
 import InterPayCore
+import InterPayDaemon
 import InterPayTestSupport
 import Testing
 
@@ -224,7 +225,7 @@ struct ExchangeRateAPIProviderTests {
             // Through the service, with its logging.
             let storage = RecordingLogHandler.Storage()
             let service = RatesService(
-                database: try .inMemory(), provider: provider, base: usd,
+                cache: LedgerRatesCache(database: try .inMemory()), provider: provider, base: usd,
                 logger: RecordingLogHandler.logger("interpay.rates.test", storage: storage))
             let unavailable = await #expect(throws: RatesError.self) {
                 try await service.rates(base: usd, now: fetchTime)

@@ -1,4 +1,5 @@
 import InterPayCore
+import InterPayDaemon
 import InterPayStore
 import Testing
 
@@ -18,7 +19,9 @@ struct RatesServiceTests {
     private func makeService(_ server: FixtureServer, database: AppDatabase) throws -> RatesService {
         let provider = try ExchangeRateAPIProvider(
             client: RatesFixtures.client(), urlTemplate: server.url("/v6/latest/{base}"))
-        return RatesService(database: database, provider: provider, base: usd, logger: RatesFixtures.quietLogger)
+        return RatesService(
+            cache: LedgerRatesCache(database: database), provider: provider, base: usd,
+            logger: RatesFixtures.quietLogger)
     }
 
     @Test("rates are not refetched before next-update, and are refetched after it")

@@ -129,7 +129,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--daemon", required=True, help="the interpayd binary")
     parser.add_argument("--cli", required=True, help="the interpay binary")
-    parser.add_argument("--only", help="run only the scenario with this name")
+    parser.add_argument("--only", action="append", help="run only the scenario with this name (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (daemon logs)")
     args = parser.parse_args()
@@ -139,13 +139,14 @@ def main():
         for name, module in found:
             print("%-16s %s" % (name, module.DESCRIPTION))
         return 0
-    if args.only and args.only not in [name for name, _ in found]:
-        print("hostile: no scenario named %r (see --list)" % args.only, file=sys.stderr)
+    unknown = [name for name in args.only or [] if name not in [known for known, _ in found]]
+    if unknown:
+        print("hostile: no scenario named %r (see --list)" % unknown[0], file=sys.stderr)
         return 2
     work = tempfile.mkdtemp(prefix="interpay-hostile.")
     try:
         for name, module in found:
-            if args.only and name != args.only:
+            if args.only and name not in args.only:
                 continue
             print("== %s: %s" % (name, module.DESCRIPTION), flush=True)
             harness = Harness(name, args.daemon, args.cli, os.path.join(work, name))
