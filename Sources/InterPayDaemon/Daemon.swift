@@ -44,8 +44,15 @@ public enum Daemon {
         }
         // At the session limit, paired peers' sessions are kept over unpaired ones'.
         sessions.preferPeers { peer in
-            // A ledger error reads as "not paired": at worst that session may be evicted; it is not an error here.
-            (try? await database.trustedPeer(id: peer)) != nil
+            do {
+                return try await database.trustedPeer(id: peer) != nil
+            } catch {
+                // Read as "not paired": at worst that session may be evicted at the session limit.
+                logger.error(
+                    "cannot read whether a peer is paired; its session is not preferred",
+                    metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+                return false
+            }
         }
         let provider: ExchangeRateAPIProvider
         do {

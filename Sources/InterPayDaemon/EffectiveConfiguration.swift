@@ -156,7 +156,7 @@ public struct EffectiveConfiguration: Sendable {
             merger.record("rates.api_key", value: "\"\(RatesAPIKey.mask)\"", source: .environment(keyVariable.value))
         }
         do {
-            _ = try ExchangeRateAPIProvider(client: NoHTTPClient(), urlTemplate: ratesURL.value, apiKey: apiKey)
+            try ExchangeRateAPIProvider.validate(urlTemplate: ratesURL.value, apiKey: apiKey)
         } catch {
             throw .invalidValue(
                 key: "rates.url", value: apiKey?.redact(ratesURL.value) ?? ratesURL.value, reason: error.description,

@@ -106,10 +106,17 @@ actor PairingCoordinator {
         return removed
     }
 
-    /// Whether `peer` is paired (false when the ledger cannot say).
+    /// Whether `peer` is paired (false when the ledger cannot say, which is logged).
     func isPaired(_ peer: PeerID) async -> Bool {
-        // A ledger that cannot be read trusts no one: the safe answer.
-        (try? await database.trustedPeer(id: peer)) != nil
+        do {
+            return try await database.trustedPeer(id: peer) != nil
+        } catch {
+            // A ledger that cannot be read trusts no one: the safe answer.
+            logger.error(
+                "cannot read whether a peer is paired; treating it as not paired",
+                metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+            return false
+        }
     }
 
     /// Where pairing with `peer` stands now (a lockout recorded in the ledger included).
@@ -291,7 +298,13 @@ actor PairingCoordinator {
     private func name(of peer: PeerID) async -> String {
         if let session = await sessions.currentSessions().first(where: { $0.peerID == peer }) { return session.name }
         // A name is only for display: without one from the ledger, the short ID does.
-        if let record = try? await database.peer(id: peer) { return record.name }
+        do {
+            if let record = try await database.peer(id: peer) { return record.name }
+        } catch {
+            logger.warning(
+                "cannot read a peer's name; showing its short ID",
+                metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+        }
         return peer.shortDescription
     }
 }

@@ -120,11 +120,8 @@ extension PaymentEngine {
         _ decision: Decision, paymentID: UUID, wait: Duration = .seconds(5), now: Timestamp = .now
     ) async throws(EngineError) -> PaymentRecord {
         let quote: Quote? =
-            if case .accept = decision, let acceptanceQuote,
-                let amount = try? await database.payment(id: paymentID)?.amount
-            {
-                // The quote comes from cached rates, read before the step (a step waits on nothing but the ledger);
-                // an unreadable payment is the step's to report.
+            if case .accept = decision, let acceptanceQuote, let amount = await amountToQuote(paymentID) {
+                // The quote comes from cached rates, read before the step (a step waits on nothing but the ledger).
                 await acceptanceQuote(amount)
             } else {
                 nil
@@ -150,7 +147,15 @@ extension PaymentEngine {
         switch await waiters.wait(for: messageID, timeout: wait) {
         case .answered(let answered?): return answered
         case .answered(nil), .timedOut: return record
-        case .dropped: return (try? await database.payment(id: paymentID)) ?? record  // the latest we can tell
+        case .dropped:
+            do {
+                return try await database.payment(id: paymentID) ?? record
+            } catch {
+                logger.warning(
+                    "cannot read a payment after its answer; reporting it as committed here",
+                    metadata: ["payment": "\(paymentID)", "error": "\(error)"])
+                return record  // the latest we can tell
+            }
         }
     }
 
@@ -195,5 +200,18 @@ extension PaymentEngine {
             }
         }
         return outcome
+    }
+
+    /// The amount of `paymentID` to quote an acceptance of; nil when there is no such payment, or it cannot be read
+    /// (logged; the step reads it again and reports what fails there).
+    private func amountToQuote(_ paymentID: UUID) async -> Money? {
+        do {
+            return try await database.payment(id: paymentID)?.amount
+        } catch {
+            logger.warning(
+                "cannot read a payment to quote its acceptance",
+                metadata: ["payment": "\(paymentID)", "error": "\(error)"])
+            return nil
+        }
     }
 }

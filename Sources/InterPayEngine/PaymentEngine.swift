@@ -380,9 +380,17 @@ public final class PaymentEngine: Sendable {
     /// step, since a step never waits on anything but the ledger.
     private func quoteForIncoming(_ message: PaymentMessage) async -> Quote? {
         guard let acceptanceQuote, case .accept(let decision) = message else { return nil }
-        guard let record = try? await database.payment(id: decision.paymentID), let amount = try? record.amount
-        else { return nil }  // Unknown payment or unreadable amount: the step answers it; no quote needed.
-        return await acceptanceQuote(amount)
+        do {
+            // Unknown payment: the step answers it; no quote needed.
+            guard let record = try await database.payment(id: decision.paymentID) else { return nil }
+            return await acceptanceQuote(try record.amount)
+        } catch {
+            // The step reads the payment again and reports what fails there; the quote is only left out.
+            logger.warning(
+                "cannot read a payment to quote its acceptance",
+                metadata: ["payment": "\(decision.paymentID)", "error": "\(error)"])
+            return nil
+        }
     }
 
     /// An answer encoded for the wire.

@@ -22,13 +22,22 @@ public struct ExchangeRateAPIProvider: RatesProvider {
     private let apiKey: RatesAPIKey?
     private let client: any HTTPClient
 
-    /// A provider fetching through `client` from `urlTemplate`.
-    ///
-    /// The template must be an `http` or `https` URL containing `{base}`; a template containing `{key}` needs
-    /// `apiKey`.
+    /// A provider fetching through `client` from `urlTemplate`; the template is checked by
+    /// `validate(urlTemplate:apiKey:)`.
     public init(
         client: any HTTPClient, urlTemplate: String = defaultURLTemplate, apiKey: RatesAPIKey? = nil
     ) throws(RatesError) {
+        try Self.validate(urlTemplate: urlTemplate, apiKey: apiKey)
+        self.urlTemplate = urlTemplate
+        self.apiKey = apiKey
+        self.client = client
+    }
+
+    /// Checks a URL template without making a provider (the configuration does, before anything is fetched).
+    ///
+    /// The template must be an `http` or `https` URL containing `{base}`, without spaces or control characters; a
+    /// template containing `{key}` needs `apiKey`, and sends it over plain `http` only to a loopback host.
+    public static func validate(urlTemplate: String, apiKey: RatesAPIKey?) throws(RatesError) {
         let shown = apiKey?.redact(urlTemplate) ?? urlTemplate
         let lowercased = urlTemplate.lowercased()
         guard lowercased.hasPrefix("https://") || lowercased.hasPrefix("http://") else {
@@ -41,13 +50,10 @@ public struct ExchangeRateAPIProvider: RatesProvider {
             throw .invalidURLTemplate(template: shown, reason: "it must not contain spaces or control characters")
         }
         if urlTemplate.contains("{key}"), apiKey == nil { throw .missingAPIKey }
-        if urlTemplate.contains("{key}"), lowercased.hasPrefix("http://"), !Self.isLoopback(urlTemplate) {
+        if urlTemplate.contains("{key}"), lowercased.hasPrefix("http://"), !isLoopback(urlTemplate) {
             throw .invalidURLTemplate(
                 template: shown, reason: "an API key is sent only over https:// (plain http only to a loopback host)")
         }
-        self.urlTemplate = urlTemplate
-        self.apiKey = apiKey
-        self.client = client
     }
 
     /// Whether the host of an `http://` URL is a loopback address (`127.0.0.0/8`, `::1` or `localhost`).
