@@ -36,6 +36,8 @@ public final class PaymentEngine: Sendable {
     let codec = FrameCodec()
     let acceptFrom: AcceptPolicy
     let acceptanceQuote: AcceptanceQuote?
+    /// Signs receipts when this node settles a payment as the payee; nil: settlements carry no receipt.
+    let receiptIssuer: ReceiptIssuer?
     /// Per-peer limits on incoming requests; used only inside steps, which run one at a time.
     let requestLimiter: Mutex<RequestLimiter>
     /// The limits `requestLimiter` applies.
@@ -57,9 +59,10 @@ public final class PaymentEngine: Sendable {
     public init(
         me: PeerID, database: AppDatabase, link: any PaymentLink, acceptanceQuote: AcceptanceQuote? = nil,
         acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(), inboundCapacity: Int = 1_024,
-        logger: Logger
+        receiptIssuer: ReceiptIssuer? = nil, logger: Logger
     ) {
         self.me = me
+        self.receiptIssuer = receiptIssuer
         self.database = database
         self.link = link
         self.acceptanceQuote = acceptanceQuote
@@ -316,7 +319,7 @@ public final class PaymentEngine: Sendable {
     }
 
     /// Outbox rows for the frames the actions send. Requests and cancels are resent until the payment expires; a
-    /// payer's accept or reject until the payee answers. `sending`: they go out right after the commit, so they are
+    /// payer's accept, reject or paid, and a payee's settle, until the peer answers. `sending`: they go out right after the commit, so they are
     /// stored as sent once.
     func outboxRecords(
         for actions: [PaymentLifecycle.Action], payment: PaymentRecord, now: Timestamp, sending: Bool
