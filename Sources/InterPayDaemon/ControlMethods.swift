@@ -584,7 +584,7 @@ extension EngineError {
         case .peerUnreachable: .peerUnreachable(description)
         case .invalid: .invalidParams(description)
         case .storage: .internalError(description)
-        case .keyReused: .conflict(description)
+        case .keyReused, .alreadySettling: .conflict(description)
         }
     }
 }

@@ -184,8 +184,8 @@ extension PaymentEngine {
         for case .refuse(let refusal) in actions {
             switch refusal {
             case .conflict(let reason): return .conflict(reason)
-            case .wrongRole, .wrongSettlementRole, .notAccepted, .alreadySettling:
-                return .notPermitted(refusal.description)
+            case .alreadySettling: return .alreadySettling(refusal.description)
+            case .wrongRole, .wrongSettlementRole, .notAccepted: return .notPermitted(refusal.description)
             }
         }
         return nil

@@ -26,7 +26,7 @@ struct Interpay: AsyncParsableCommand {
             verify-receipt talks to the local interpayd over its control socket.
 
             Exit codes: 0 ok, 1 other error, 2 usage, 3 daemon unreachable, 4 not found, \
-            5 conflict (already accepted/cancelled/rejected/expired), 6 peer unreachable.
+            5 conflict (already accepted/cancelled/rejected/expired, or already paid/settled), 6 peer unreachable.
             """,
         version: "0.1.0",
         subcommands: [
