@@ -360,7 +360,7 @@ def check_invalid(vectors, validators):
 
 
 def verify_receipt(text):
-    """Independent receipt check (PROTOCOL.md §11). Returns None if valid, else the error class."""
+    """Independent receipt check (PROTOCOL.md §17). Returns None if valid, else the error class."""
     import hashlib
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives import hashes, serialization

@@ -14,7 +14,7 @@
 /// payee's `ack` arrives, and the payer adopts whatever state the payee reports, so an accept that crosses a cancel
 /// ends as `cancelled` on both sides and the accept's sender learns the reason `ACLR`.
 ///
-/// Settlement follows the same rule (PROTOCOL.md §8.3). Once the payee confirmed the acceptance, the payer may mark
+/// Settlement follows the same rule (PROTOCOL.md §8.5). Once the payee confirmed the acceptance, the payer may mark
 /// the payment `paid` (unconfirmed until the payee's `ack`); the payee confirms the money arrived, or settles directly
 /// from `accepted` (cash handed over), and the payment is `settled` on both sides once the payee's `settle` frame
 /// arrives. Nothing ever leaves `settled`.

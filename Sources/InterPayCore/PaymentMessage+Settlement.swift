@@ -5,7 +5,7 @@
 #endif
 
 extension PaymentMessage {
-    /// The hello capability of daemons that speak settlement (`paid`, `settle`) and receipts (PROTOCOL.md §8.3).
+    /// The hello capability of daemons that speak settlement (`paid`, `settle`) and receipts (PROTOCOL.md §8.5).
     /// Neither frame is sent on a session with a peer that lacks it; decisions need no capability.
     public static let receiptsCapability = "receipts"
 

@@ -6,7 +6,7 @@ import Crypto
     public import Foundation
 #endif
 
-/// What a payee's signed receipt says about one settled payment (PROTOCOL.md §11).
+/// What a payee's signed receipt says about one settled payment (PROTOCOL.md §17).
 ///
 /// The payee signs the receipt's canonical text with its identity key, the P-256 key whose SubjectPublicKeyInfo its
 /// peer ID is the SHA-256 of, and puts that key in the receipt. Anyone holding the receipt can then check, with no

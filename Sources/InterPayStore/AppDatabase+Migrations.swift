@@ -285,7 +285,7 @@ extension AppDatabase {
         }
     }
 
-    /// Settlement and receipts (PROTOCOL.md §8.3, §11): the states `paid` and `settled`, how and when the payment
+    /// Settlement and receipts (PROTOCOL.md §8.5, §17): the states `paid` and `settled`, how and when the payment
     /// was accepted, paid and settled, and the payee's signed receipt.
     ///
     /// SQLite cannot change a CHECK constraint in place, so `payment` and `paymentEvent` are rebuilt with the wider

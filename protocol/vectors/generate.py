@@ -103,7 +103,7 @@ def mxn(units=1250):
     return {"currency": "MXN", "minorUnits": units}
 
 
-# ---------------------------------------------------------------- receipts (§11)
+# ---------------------------------------------------------------- receipts (§17)
 
 def p256_key(label):
     """A test P-256 key whose private scalar is sha256(label)."""
@@ -347,7 +347,7 @@ def valid_vectors():
     add("error-internal",
         "Transient internal failure (e.g. storage unavailable); the sender retries in a later session.",
         {"type": "error", "code": "internal", "message": "storage unavailable", "ref": MSG_REQ})
-    # paid / settle (§8.3, 'receipts' capability)
+    # paid / settle (§8.5, 'receipts' capability)
     add("paid-with-method", "Payer -> payee: the payer handed the money over by transfer, with its reference.",
         {"type": "paid", "messageID": MSG_PAID, "paymentID": PAY, "method": "transfer", "reference": "SPEI 0042"})
     add("paid-minimal", "Payer -> payee: paid, without method or reference.",
