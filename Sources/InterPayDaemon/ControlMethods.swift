@@ -297,19 +297,16 @@ struct ControlMethods: ControlHandler {
     /// `export {from?, to?, state?}`: every payment created in `[from, to)` (times as seconds), oldest first, with
     /// its settlement and quote columns (the CLI writes them as CSV or JSON).
     private func export(_ params: Params) async throws -> JSONValue {
-        var filter = PaymentFilter(limit: 1_000_000)
+        var filter = PaymentFilter()
         if let state = params.string("state") {
             guard let value = PaymentState(rawValue: state) else {
                 throw RPCError.invalidParams("unknown state \(state)")
             }
             filter.state = value
         }
-        let from = params.integer("from")
-        let to = params.integer("to")
-        let views = try await database.paymentViews(filter: filter).reversed().filter { view in
-            let created = view.record.createdAt.secondsSince1970
-            return (from.map { created >= $0 } ?? true) && (to.map { created < $0 } ?? true)
-        }
+        filter.createdFrom = params.integer("from").map(Timestamp.init(secondsSince1970:))
+        filter.createdBefore = params.integer("to").map(Timestamp.init(secondsSince1970:))
+        let views = try await database.paymentViews(filter: filter).reversed()
         return .object([
             "payments": .array(
                 views.map { view in

@@ -19,7 +19,8 @@ extension AppDatabase {
         var conditions = ["state IN ('accepted', 'paid', 'settled')"]
         var arguments = StatementArguments()
         if !includingUnconfirmed {
-            conditions.append("confirmed = 1")
+            // A payer's own `paid` mark awaits the payee, but the acceptance under it was confirmed already.
+            conditions.append("(confirmed = 1 OR state = 'paid')")
         }
         if let since {
             conditions.append("createdAt >= ?")

@@ -101,7 +101,7 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
         confirmed = lifecycle.isConfirmed
         updatedAt = now
         if state.isAccepted, acceptedAt == nil { acceptedAt = now }
-        if state == .paid || (state == .settled && paidMethod != nil), paidAt == nil { paidAt = now }
+        if state == .paid, paidAt == nil { paidAt = now }
         if state == .settled, settledAt == nil { settledAt = now }
     }
 
