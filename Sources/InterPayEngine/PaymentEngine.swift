@@ -309,7 +309,24 @@ public final class PaymentEngine: Sendable {
             return true
         }
         guard first else { return SendPlan(session: session) }
-        let pending = try ledger.outbox(peerID: peer)
+        var pending = try ledger.outbox(peerID: peer)
+        if !session.supportsReceipts {
+            // Settlement frames queued while the peer was away, for a peer that turns out not to speak them: it
+            // could never acknowledge them, so they leave the outbox (the settlement stays recorded on this side).
+            let unreadable = Set(
+                pending.filter { record in
+                    // A row that does not decode is resent as it is; the peer answers it.
+                    guard let message = try? record.message else { return false }
+                    return message.type == .paid || message.type == .settle
+                }.map(\.messageID))
+            if !unreadable.isEmpty {
+                try ledger.apply(LedgerChange(removeFromOutbox: Array(unreadable)))
+                pending.removeAll { unreadable.contains($0.messageID) }
+                logger.notice(
+                    "dropped settlement frames for a peer without receipts",
+                    metadata: ["peer": "\(session.name)", "count": "\(unreadable.count)"])
+            }
+        }
         if !pending.isEmpty {
             try ledger.markOutboxSent(peerID: peer, at: now)
             logger.info(

@@ -113,6 +113,25 @@ struct SettlementTests {
         await bob.stop()
     }
 
+    @Test("a settle queued while the payer was away is dropped when the payer turns out to lack receipts")
+    func queuedSettleForAnOldPeer() async throws {
+        let alice = try MemoryNode("alice", signer: ReceiptSigner())
+        let bob = try MemoryNode("bob", capabilities: [])
+        let id = try await Self.accepted(alice, bob)
+        MemoryLink.disconnect(alice.link, bob.link)
+        await eventually("the session is gone") { alice.link.session(with: bob.id) == nil }
+        _ = try await alice.engine.settle(paymentID: id)
+        #expect(try await alice.database.outbox(peerID: bob.id).count == 1, "queued: the peer's daemon is unknown")
+        MemoryLink.connect(alice.link, bob.link)
+        // A request sent afterwards goes out on the new session after the outbox flush.
+        _ = try await alice.engine.request(
+            from: bob.id, amount: try pesos(), memo: "next", category: nil, expiresIn: 600, wait: .seconds(10))
+        #expect(try await alice.database.outbox(peerID: bob.id).isEmpty)
+        #expect(try await bob.database.payment(id: id)?.state == .accepted)
+        await alice.stop()
+        await bob.stop()
+    }
+
     @Test("a payee without the receipts capability: the payer's paid is refused and nothing changes")
     func payeeWithoutReceipts() async throws {
         let alice = try MemoryNode("alice", capabilities: [])
