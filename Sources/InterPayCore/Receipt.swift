@@ -389,7 +389,8 @@ private struct ReceiptDocument: Decodable {
     }
 
     private static func peer(_ text: String, _ name: String) throws(ReceiptError) -> PeerID {
-        guard let peer = try? PeerID(parsing: text), peer.description == text else {  // the reason is given below
+        // Why the text is no peer ID does not matter here: the error names the field.
+        guard let peer = try? PeerID(parsing: text), peer.description == text else {
             throw .malformed("'\(name)' is not a peer ID in its canonical form")
         }
         return peer
@@ -398,7 +399,8 @@ private struct ReceiptDocument: Decodable {
     private static func money(
         _ minor: String, _ code: String, _ name: String, positive: Bool
     ) throws(ReceiptError) -> Money {
-        guard let currency = try? CurrencyCode(code), currency.code == code else {  // the reason is given below
+        // Why the code is unknown does not matter here: the error names the field.
+        guard let currency = try? CurrencyCode(code), currency.code == code else {
             throw .malformed("'\(name)' has an unknown currency '\(code)'")
         }
         let digits = Array(minor.utf8)
