@@ -117,6 +117,10 @@ test-discovery: build-tests ## real interpayd processes in sandbox hosts: discov
 test-payments: build-tests ## two daemons on two sandbox hosts driven through the real CLI
 	scripts/test-payments
 
+.PHONY: test-receipts
+test-receipts: build-tests ## settlement and signed receipts through the real CLI; verify-receipt on a host with no daemon
+	scripts/test-receipts
+
 test-bad-input: build-tests ## junk, broken frames and JSON-RPC, replays and the local limits against running daemons
 	scripts/test-bad-input
 

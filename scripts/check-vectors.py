@@ -18,7 +18,8 @@ SCHEMA_DIR = os.path.join(PROTO, "schema")
 VECTOR_DIR = os.path.join(PROTO, "vectors")
 
 DEFAULT_MAX_FRAME = 65536
-FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error", "ping", "pong", "close", "pair"]
+FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error", "ping", "pong", "close", "pair",
+               "paid", "settle"]
 FRAMING_ERRORS = {"oversize", "truncated", "invalid-utf8", "invalid-json"}
 FIELD_ERRORS = {"unknown-type", "missing-field", "invalid-field"}
 SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range"}
@@ -358,6 +359,58 @@ def check_invalid(vectors, validators):
     return problems
 
 
+def verify_receipt(text):
+    """Independent receipt check (PROTOCOL.md §17). Returns None if valid, else the error class."""
+    import hashlib
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return "malformed"
+    required = {"type", "version", "paymentID", "payeeID", "payeeName", "payerID", "payerName", "amount",
+                "currency", "memo", "acceptedAt", "settledAt", "payeeKey", "signature"}
+    if not isinstance(obj, dict) or not required <= set(obj) or obj["type"] != "interpay-receipt":
+        return "malformed"
+    if canonical(obj).decode("utf-8") != text:
+        return "not-canonical"
+    key_der = bytes.fromhex(obj["payeeKey"])
+    try:
+        key = serialization.load_der_public_key(key_der)
+    except ValueError:
+        return "invalid-key"
+    if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name != "secp256r1":
+        return "invalid-key"
+    if peer_id_from_bytes(hashlib.sha256(key_der).digest()) != obj["payeeID"]:
+        return "key-mismatch"
+    raw = bytes.fromhex(obj["signature"])
+    if len(raw) != 64:
+        return "malformed"
+    signature = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    terms = {k: v for k, v in obj.items() if k != "signature"}
+    try:
+        key.verify(signature, canonical(terms), ec.ECDSA(hashes.SHA256()))
+    except InvalidSignature:
+        return "bad-signature"
+    return None
+
+
+def check_receipts(vectors):
+    problems = []
+    for v in vectors:
+        name = v.get("name", "?")
+        try:
+            got = verify_receipt(v["receipt"])
+            want = None if v["valid"] else v["error"]
+            if got != want:
+                raise AssertionError("verification says %s, vector says %s" % (got or "valid", want or "valid"))
+        except Exception as e:  # any crash fails this vector
+            problems.append((name, "%s: %s" % (type(e).__name__, e) if not isinstance(e, AssertionError) else str(e)))
+    return problems
+
+
 def check_generated():
     """The committed vector files must equal a fresh run of the generator."""
     import importlib.util
@@ -403,6 +456,10 @@ def main():
         igroups.setdefault("invalid/" + v.get("error", "?"), []).append(v)
     for g in sorted(igroups):
         report(g, check_invalid(igroups[g], validators), len(igroups[g]))
+
+    with open(os.path.join(VECTOR_DIR, "receipts.json"), encoding="utf-8") as f:
+        receipts = json.load(f)
+    report("receipts", check_receipts(receipts), len(receipts))
 
     p = check_generated()
     report("generator up to date", p, 1, vectors=False)

@@ -11,6 +11,10 @@ public enum Limits {
     public static let maxNameLength = 63
     /// Longest free text in `reject`, `error` and `close`.
     public static let maxReasonLength = 200
+    /// Longest payment reference in `paid` and in a receipt.
+    public static let maxReferenceLength = 100
+    /// Largest receipt text, in UTF-8 bytes (a receipt with every field at its longest is far below it).
+    public static let maxReceiptSize = 8_192
     /// Longest agent string in `hello`.
     public static let maxAgentLength = 64
     /// How far a request's `createdAt` may be ahead of the receiver's clock, in seconds (PROTOCOL.md §10).

@@ -13,6 +13,11 @@
 /// The payee is authoritative for the final state. A payer's own accept or reject is *unconfirmed* until the
 /// payee's `ack` arrives, and the payer adopts whatever state the payee reports, so an accept that crosses a cancel
 /// ends as `cancelled` on both sides and the accept's sender learns the reason `ACLR`.
+///
+/// Settlement follows the same rule (PROTOCOL.md §8.5). Once the payee confirmed the acceptance, the payer may mark
+/// the payment `paid` (unconfirmed until the payee's `ack`); the payee confirms the money arrived, or settles directly
+/// from `accepted` (cash handed over), and the payment is `settled` on both sides once the payee's `settle` frame
+/// arrives. Nothing ever leaves `settled`.
 public struct PaymentLifecycle: Sendable, Hashable, Codable {
     /// The payment this lifecycle is for.
     public let paymentID: UUID
@@ -75,6 +80,15 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         case peerReject(messageID: UUID, reason: String?)
         /// The peer's `cancel` frame arrived.
         case peerCancel(messageID: UUID)
+        /// The local user (payer) says the money was handed over; `messageID` is for the `paid` frame.
+        case localPaid(messageID: UUID, method: PaymentMethod?, reference: String?)
+        /// The local user (payee) confirms the money arrived; `messageID` is for the `settle` frame, which carries
+        /// `receipt` (the signed receipt's canonical text, or nil when none could be made).
+        case localSettle(messageID: UUID, receipt: String?)
+        /// The peer's `paid` frame arrived.
+        case peerPaid(messageID: UUID)
+        /// The peer's `settle` frame arrived.
+        case peerSettle(messageID: UUID)
         /// The peer's `ack` of one of our frames arrived, with the peer's state.
         case peerAck(state: PaymentState, reasonCode: ReasonCode?)
         /// Time passed: check expiry.
@@ -103,12 +117,26 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         case conflict(ReasonCode)
         /// This side's role cannot do that (a payer cannot cancel, a payee cannot accept or reject).
         case wrongRole(PaymentRole)
+        /// This side's role cannot do that step of settlement (only the payer marks paid, only the payee settles).
+        case wrongSettlementRole(PaymentRole)
+        /// Settlement needs a payment that the payee accepted, and this one is not (yet): its state and whether
+        /// the state is the payee's word.
+        case notAccepted(PaymentState, confirmed: Bool)
+        /// The payment is already in this settlement state (`paid` or `settled`).
+        case alreadySettling(PaymentState)
 
         public var description: String {
             switch self {
             case .conflict(let reason): "the payment was \(reason) (\(reason.rawValue))"
             case .wrongRole(.payee): "only the payer can accept or reject a request; you asked for this payment"
             case .wrongRole(.payer): "only the payee who sent the request can cancel it"
+            case .wrongSettlementRole(.payee):
+                "only the payer marks a payment paid; you asked for this payment ('interpay received' confirms it)"
+            case .wrongSettlementRole(.payer): "only the payee confirms that the money was received"
+            case .notAccepted(.accepted, confirmed: false):
+                "the payee has not confirmed the acceptance yet; try again once it has ('interpay show' tells)"
+            case .notAccepted(let state, _): "the payment is \(state.rawValue), not accepted"
+            case .alreadySettling(let state): "the payment is already \(state.rawValue)"
             }
         }
     }
@@ -143,9 +171,11 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         case (.payee, .peerReject(let messageID, _)):
             payeeReceivesDecision(.rejected, messageID: messageID, now: now, actions: &actions)
         case (.payer, .peerCancel(let messageID)):
-            if isConfirmed && state.isFinal && state != .cancelled {
+            if (isConfirmed && state.isFinal && state != .cancelled) || state == .paid || state == .settled {
                 // The payee already told us a different final state; a later cancel cannot undo it.
-                actions.append(.acknowledge(messageID: messageID, state: state, reasonCode: state.conflictReason))
+                actions.append(
+                    .acknowledge(
+                        messageID: messageID, state: state.decisionState, reasonCode: state.conflictReason))
             } else {
                 move(to: .cancelled, confirmed: true, actions: &actions)
                 actions.append(.acknowledge(messageID: messageID, state: .cancelled, reasonCode: nil))
@@ -155,10 +185,79 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         case (.payee, .peerCancel(let messageID)):
             actions.append(.violation(messageID: messageID, "only the payee cancels a request"))
 
+        case (.payer, .localPaid(let messageID, let method, let reference)):
+            expireIfDue(now: now, actions: &actions)
+            switch state {
+            case .accepted where isConfirmed:
+                move(to: .paid, confirmed: false, actions: &actions)
+                actions.append(
+                    .send(
+                        .paid(.init(messageID: messageID, paymentID: paymentID, method: method, reference: reference))))
+            case .paid, .settled:
+                actions.append(.refuse(.alreadySettling(state)))
+            case .pending, .accepted:
+                actions.append(.refuse(.notAccepted(state, confirmed: isConfirmed)))
+            case .rejected, .cancelled, .expired:
+                actions.append(
+                    .refuse(state.conflictReason.map { .conflict($0) } ?? .notAccepted(state, confirmed: isConfirmed)))
+            }
+        case (.payee, .localSettle(let messageID, let receipt)):
+            expireIfDue(now: now, actions: &actions)
+            switch state {
+            case .accepted, .paid:
+                move(to: .settled, confirmed: true, actions: &actions)
+                actions.append(.send(.settle(.init(messageID: messageID, paymentID: paymentID, receipt: receipt))))
+            case .settled:
+                actions.append(.refuse(.alreadySettling(state)))
+            case .pending:
+                actions.append(.refuse(.notAccepted(state, confirmed: true)))
+            case .rejected, .cancelled, .expired:
+                actions.append(
+                    .refuse(state.conflictReason.map { .conflict($0) } ?? .notAccepted(state, confirmed: true)))
+            }
+        case (.payee, .localPaid), (.payer, .localSettle):
+            actions.append(.refuse(.wrongSettlementRole(role)))
+
+        case (.payee, .peerPaid(let messageID)):
+            expireIfDue(now: now, actions: &actions)
+            switch state {
+            case .accepted:
+                move(to: .paid, confirmed: true, actions: &actions)
+                actions.append(.acknowledge(messageID: messageID, state: .paid, reasonCode: nil))
+            case .paid, .settled:
+                actions.append(.acknowledge(messageID: messageID, state: state, reasonCode: nil))
+            case .rejected, .cancelled, .expired:
+                actions.append(.acknowledge(messageID: messageID, state: state, reasonCode: state.conflictReason))
+            case .pending:
+                actions.append(.violation(messageID: messageID, "the payment was not accepted"))
+            }
+        case (.payer, .peerSettle(let messageID)):
+            if state.isAccepted {
+                // The payee's word: it settles an accepted payment, whatever we marked or still await.
+                move(to: .settled, confirmed: true, actions: &actions)
+                actions.append(.acknowledge(messageID: messageID, state: .settled, reasonCode: nil))
+            } else if isConfirmed, let reason = state.conflictReason {
+                // The payee told us the payment ended otherwise; that word stands.
+                actions.append(.acknowledge(messageID: messageID, state: state, reasonCode: reason))
+            } else {
+                // We never accepted it (pending, or our own reject or expiry): the payee cannot have settled it.
+                actions.append(.violation(messageID: messageID, "the payment was not accepted"))
+            }
+        case (.payer, .peerPaid(let messageID)):
+            actions.append(.violation(messageID: messageID, "only the payer marks a payment paid"))
+        case (.payee, .peerSettle(let messageID)):
+            actions.append(.violation(messageID: messageID, "only the payee settles a payment"))
+
         case (.payer, .peerAck(let peerState, _)):
-            // Only the payee's answer to our own accept or reject counts: it confirms our decision or reports
-            // that the payment was cancelled or expired first. An ack can never make the payer accept or reject.
-            if !isConfirmed, peerState == state || peerState == .cancelled || peerState == .expired {
+            // Only the payee's answer to our own accept, reject or paid counts: it confirms our step or reports
+            // that the payment was cancelled, expired or settled first. An ack can never make the payer accept or
+            // reject.
+            guard !isConfirmed else { break }
+            if state == .paid {
+                if peerState == .paid || peerState == .settled {
+                    move(to: peerState, confirmed: true, actions: &actions)
+                }
+            } else if peerState == state || peerState == .cancelled || peerState == .expired {
                 move(to: peerState, confirmed: true, actions: &actions)
             }
         case (.payee, .peerAck):
@@ -190,15 +289,17 @@ public struct PaymentLifecycle: Sendable, Hashable, Codable {
         actions: inout [Action]
     ) {
         expireIfDue(now: now, actions: &actions)
-        switch state {
+        // A paid or settled payment answers decisions as `accepted` (a peer without receipts knows no other).
+        let answered = state.decisionState
+        switch answered {
         case .pending:
             move(to: decision, confirmed: true, actions: &actions)
             actions.append(.acknowledge(messageID: messageID, state: decision, reasonCode: nil))
         case decision:
             // The same decision again under a new message ID: nothing to change, same answer.
-            actions.append(.acknowledge(messageID: messageID, state: state, reasonCode: nil))
+            actions.append(.acknowledge(messageID: messageID, state: answered, reasonCode: nil))
         default:
-            actions.append(.acknowledge(messageID: messageID, state: state, reasonCode: state.conflictReason))
+            actions.append(.acknowledge(messageID: messageID, state: answered, reasonCode: answered.conflictReason))
         }
     }
 

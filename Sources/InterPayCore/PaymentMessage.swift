@@ -32,6 +32,10 @@ public enum PaymentMessage: Sendable, Hashable {
     case close(reason: String)
     /// Either way: one step of pairing with a verification code.
     case pair(Pairing)
+    /// Payer → payee: the payer says it handed the money over.
+    case paid(Paid)
+    /// Payee → payer: the payee confirms the money arrived, with its signed receipt.
+    case settle(Settle)
 
     /// The wire name of the frame's type.
     public var type: FrameType {
@@ -47,13 +51,18 @@ public enum PaymentMessage: Sendable, Hashable {
         case .pong: .pong
         case .close: .close
         case .pair: .pair
+        case .paid: .paid
+        case .settle: .settle
         }
     }
 
-    /// The message ID of a state-changing frame (`request`, `cancel`, `accept`, `reject`), else nil.
+    /// The message ID of a state-changing frame (`request`, `cancel`, `accept`, `reject`, `paid`, `settle`), else
+    /// nil.
     public var messageID: UUID? {
         switch self {
         case .request(let request): request.messageID
+        case .paid(let paid): paid.messageID
+        case .settle(let settle): settle.messageID
         case .cancel(let decision), .accept(let decision): decision.messageID
         case .reject(let rejection): rejection.messageID
         case .hello, .ack, .error, .ping, .pong, .close, .pair: nil
@@ -64,6 +73,8 @@ public enum PaymentMessage: Sendable, Hashable {
     public var paymentID: UUID? {
         switch self {
         case .request(let request): request.payment.id
+        case .paid(let paid): paid.paymentID
+        case .settle(let settle): settle.paymentID
         case .cancel(let decision), .accept(let decision): decision.paymentID
         case .reject(let rejection): rejection.paymentID
         case .ack(let ack): ack.paymentID
@@ -73,7 +84,7 @@ public enum PaymentMessage: Sendable, Hashable {
 
     /// The wire names of the frame types of protocol version 1.
     public enum FrameType: String, Sendable, Hashable, CaseIterable, Codable {
-        case hello, request, cancel, accept, reject, ack, error, ping, pong, close, pair
+        case hello, request, cancel, accept, reject, ack, error, ping, pong, close, pair, paid, settle
     }
 }
 
@@ -114,6 +125,8 @@ extension PaymentMessage: Codable {
                 reason: try decoder.container(keyedBy: ReasonKey.self)
                     .decodeText(forKey: .reason, length: 0...Limits.maxReasonLength))
         case .pair: self = .pair(try Pairing(from: decoder))
+        case .paid: self = .paid(try Paid(from: decoder))
+        case .settle: self = .settle(try Settle(from: decoder))
         }
     }
 
@@ -134,6 +147,8 @@ extension PaymentMessage: Codable {
             var reasonContainer = encoder.container(keyedBy: ReasonKey.self)
             try reasonContainer.encode(reason, forKey: .reason)
         case .pair(let pairing): try pairing.encode(to: encoder)
+        case .paid(let paid): try paid.encode(to: encoder)
+        case .settle(let settle): try settle.encode(to: encoder)
         }
     }
 }

@@ -35,6 +35,10 @@ struct ControlMethods: ControlHandler {
             case "accept": return try await decide(.accept, params)
             case "reject": return try await decide(.reject(reason: try reason(params)), params)
             case "cancel": return try await decide(.cancel, params)
+            case "paid": return try await paid(params)
+            case "received": return try await received(params)
+            case "receipt": return try await receipt(params)
+            case "export": return try await export(params)
             case "list": return try await list(params)
             case "show": return try await show(params)
             case "history": return try await history(params)
@@ -237,6 +241,80 @@ struct ControlMethods: ControlHandler {
         return try await json(decided)
     }
 
+    /// `paid {payment, method?, reference?}`: the payer marks an accepted payment paid and waits (bounded) for the
+    /// payee's answer.
+    private func paid(_ params: Params) async throws -> JSONValue {
+        let record = try await resolvePayment(try params.required("payment"))
+        var method: PaymentMethod?
+        if let text = params.string("method") {
+            guard let known = PaymentMethod(rawValue: text) else {
+                throw RPCError.invalidParams("method is cash, card, transfer or other")
+            }
+            method = known
+        }
+        let updated = try await engine.markPaid(
+            paymentID: record.id, method: method, reference: params.string("reference"))
+        return try await json(updated)
+    }
+
+    /// `received {payment}`: the payee confirms the money arrived; the payment is settled and the receipt signed.
+    private func received(_ params: Params) async throws -> JSONValue {
+        let record = try await resolvePayment(try params.required("payment"))
+        return try await json(try await engine.settle(paymentID: record.id))
+    }
+
+    /// `receipt {payment}`: the stored receipt's canonical text and its one-line summary; `not-found` naming why
+    /// when there is none.
+    private func receipt(_ params: Params) async throws -> JSONValue {
+        let record = try await resolvePayment(try params.required("payment"))
+        guard let text = record.receipt else {
+            let why: String
+            switch record.state {
+            case .settled:
+                why =
+                    record.role == .payee
+                    ? "it was settled without one" : "the payee's daemon sent none (it may not support receipts)"
+            case .accepted, .paid:
+                let capable = sessions.session(with: record.peerID).map { info in
+                    info.capabilities.contains(PaymentMessage.receiptsCapability)
+                }
+                why =
+                    capable == false
+                    ? "the peer's daemon does not support receipts"
+                    : "the payment is \(record.state.rawValue), not settled"
+            default: why = "the payment is \(record.state.rawValue)"
+            }
+            throw EngineError.notFound(
+                "receipt of payment \(record.id.wireString.prefix(8)) (no receipt is available: \(why))")
+        }
+        let summary = (try? SignedReceipt(verifying: text))?.summary  // a stored receipt was verified when stored
+        return .object([
+            "payment": .string(record.id.wireString), "receipt": .string(text),
+            "summary": summary.map(JSONValue.string) ?? .null,
+        ])
+    }
+
+    /// `export {from?, to?, state?}`: every payment created in `[from, to)` (times as seconds), oldest first, with
+    /// its settlement and quote columns (the CLI writes them as CSV or JSON).
+    private func export(_ params: Params) async throws -> JSONValue {
+        var filter = PaymentFilter()
+        if let state = params.string("state") {
+            guard let value = PaymentState(rawValue: state) else {
+                throw RPCError.invalidParams("unknown state \(state)")
+            }
+            filter.state = value
+        }
+        filter.createdFrom = params.integer("from").map(Timestamp.init(secondsSince1970:))
+        filter.createdBefore = params.integer("to").map(Timestamp.init(secondsSince1970:))
+        let views = try await database.paymentViews(filter: filter).reversed()
+        return .object([
+            "payments": .array(
+                views.map { view in
+                    Self.json(view.record, peerName: peerName(view), converted: nil)
+                })
+        ])
+    }
+
     /// A reject reason from the control socket: at most `Limits.maxReasonLength` code points, no control character.
     private func reason(_ params: Params) throws -> String? {
         guard let reason = params.string("reason") else { return nil }
@@ -346,6 +424,9 @@ struct ControlMethods: ControlHandler {
                         "currency": .string(row.currency), "count": .int(Int64(row.count)),
                         "total": .string(format(row.totalMinor)), "average": .string(format(row.averageMinor)),
                         "totalMinor": .int(row.totalMinor), "averageMinor": .int(row.averageMinor),
+                        "settledCount": .int(Int64(row.settledCount)),
+                        "settledTotal": .string(format(row.settledMinor)),
+                        "settledMinor": .int(row.settledMinor),
                     ])
                 })
         ])
@@ -460,6 +541,12 @@ struct ControlMethods: ControlHandler {
         object["reasonCode"] = record.reasonCode.map { .string($0.rawValue) } ?? .null
         object["converted"] = converted.map(Conversions.json) ?? .null
         object["quote"] = Conversions.storedQuote(record) ?? .null
+        object["acceptedAt"] = record.acceptedAt.map { .int($0.secondsSince1970) } ?? .null
+        object["paidAt"] = record.paidAt.map { .int($0.secondsSince1970) } ?? .null
+        object["settledAt"] = record.settledAt.map { .int($0.secondsSince1970) } ?? .null
+        object["method"] = record.paidMethod.map { .string($0.rawValue) } ?? .null
+        object["reference"] = record.paidReference.map(JSONValue.string) ?? .null
+        object["receipt"] = .bool(record.receipt != nil)
         return .object(object)
     }
 }
@@ -494,7 +581,7 @@ extension EngineError {
         case .peerUnreachable: .peerUnreachable(description)
         case .invalid: .invalidParams(description)
         case .storage: .internalError(description)
-        case .keyReused: .conflict(description)
+        case .keyReused, .alreadySettling: .conflict(description)
         }
     }
 }

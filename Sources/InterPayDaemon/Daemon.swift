@@ -29,7 +29,8 @@ public enum Daemon {
                 identity: identity,
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
-                    capabilities: [PaymentMessage.Pairing.capability],
+                    capabilities: [PaymentMessage.Pairing.capability]
+                        + (configuration.receipts ? [PaymentMessage.receiptsCapability] : []),
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                     keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
                     maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions),
@@ -83,7 +84,7 @@ public enum Daemon {
             acceptanceQuote: acceptanceQuote, acceptFrom: configuration.acceptFrom,
             requestLimits: .init(
                 maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute),
-            logger: logger)
+            receiptIssuer: ReceiptIssuer(signer: identity.receiptSigner, name: configuration.name), logger: logger)
         let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
         let shared = SharedState()
         let readiness = Readiness()

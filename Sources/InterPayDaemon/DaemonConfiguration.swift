@@ -46,6 +46,9 @@ public struct DaemonConfiguration: Sendable {
     public var maxRequestsPerMinute: Int = RequestLimiter.Limits.defaultMaxPerMinute
     /// Inbound connections that have not finished TLS and `hello` at most; a further one is closed at once.
     public var maxUnauthenticated: Int = TransportConfiguration.defaultMaxUnauthenticated
+    /// Whether `hello` announces the `receipts` capability (settlement and signed receipts). Off only to stand in
+    /// for a daemon that predates them.
+    public var receipts: Bool = true
     /// Established sessions at most; a further one evicts the idlest unpaired peer's session, or is refused when
     /// every session is a paired peer's.
     public var maxSessions: Int = TransportConfiguration.defaultMaxSessions

@@ -18,6 +18,8 @@ struct TransportLink: PaymentLink {
 
     /// A transport session as the engine sees it.
     static func linkSession(_ info: SessionInfo) -> LinkSession {
-        LinkSession(peerID: info.peerID, name: info.name, address: info.remoteAddress, serial: info.serial)
+        LinkSession(
+            peerID: info.peerID, name: info.name, address: info.remoteAddress, serial: info.serial,
+            capabilities: info.capabilities)
     }
 }

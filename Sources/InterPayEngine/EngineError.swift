@@ -16,6 +16,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case invalid(String)
     /// The ledger failed.
     case storage(String)
+    /// The payment is already paid or settled: marking it so again loses (exit 5, like a decision that lost).
+    case alreadySettling(String)
     /// The idempotency key of a `send` was used in the last 24 hours for a different request.
     case keyReused(String)
 
@@ -29,6 +31,7 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
         case .peerUnreachable(let peer): "no session with \(peer): the peer is not reachable right now"
         case .invalid(let reason): reason
         case .storage(let reason): "ledger error: \(reason)"
+        case .alreadySettling(let reason): reason
         case .keyReused(let key):
             "the idempotency key '\(key)' was used in the last 24 hours for a different request; nothing was sent"
         }

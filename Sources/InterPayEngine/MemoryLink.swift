@@ -11,6 +11,8 @@ public final class MemoryLink: PaymentLink {
     public let me: PeerID
     /// The name this end gives its peers.
     public let name: String
+    /// The capabilities this end announces to its peers.
+    public let capabilities: [String]
     /// What happens on this end, in order: feed it to the engine (`for await e in link.events { await engine.handle(e) }`).
     public let events: AsyncStream<LinkEvent>
     // Unbounded: both ends live in one test or benchmark, which bounds what it sends; a real link bounds its queue.
@@ -20,17 +22,20 @@ public final class MemoryLink: PaymentLink {
     private static let serials = Atomic<UInt64>(0)
 
     /// One end, for the node `me`.
-    public init(me: PeerID, name: String) {
+    public init(me: PeerID, name: String, capabilities: [String] = [PaymentMessage.receiptsCapability]) {
         self.me = me
         self.name = name
+        self.capabilities = capabilities
         (events, continuation) = AsyncStream.makeStream()
     }
 
     /// Opens a session between `a` and `b` (replacing any earlier one between them).
     public static func connect(_ a: MemoryLink, _ b: MemoryLink) {
         let serial = serials.add(1, ordering: .relaxed).newValue
-        let atA = LinkSession(peerID: b.me, name: b.name, address: "memory:\(b.name)", serial: serial)
-        let atB = LinkSession(peerID: a.me, name: a.name, address: "memory:\(a.name)", serial: serial)
+        let atA = LinkSession(
+            peerID: b.me, name: b.name, address: "memory:\(b.name)", serial: serial, capabilities: b.capabilities)
+        let atB = LinkSession(
+            peerID: a.me, name: a.name, address: "memory:\(a.name)", serial: serial, capabilities: a.capabilities)
         a.state.withLock { $0[b.me] = (atA, b, atB) }
         b.state.withLock { $0[a.me] = (atB, a, atA) }
         a.continuation.yield(.up(atA))

@@ -193,12 +193,7 @@ extension PaymentEngine {
         let stored = change.isEmpty ? [] : try ledger.apply(change)
         outcome.add(plan.transmission(then: stored, answer: nil))
         outcome.record = record
-        for case .refuse(let refusal) in actions {
-            switch refusal {
-            case .conflict(let reason): outcome.refusal = .conflict(reason)
-            case .wrongRole: outcome.refusal = .notPermitted(refusal.description)
-            }
-        }
+        outcome.refusal = Self.refusal(in: actions)
         return outcome
     }
 

@@ -24,6 +24,10 @@ extension PaymentEngine {
             return try receiveDecision(
                 .peerCancel(messageID: decision.messageID), messageID: decision.messageID,
                 paymentID: decision.paymentID, from: peer, quote: nil, ledger: ledger, now: now)
+        case .paid(let paid):
+            return try receivePaid(paid, from: peer, ledger: ledger, now: now)
+        case .settle(let settle):
+            return try receiveSettle(settle, from: peer, ledger: ledger, now: now)
         case .ack(let ack):
             return try receiveAck(ack, from: peer, ledger: ledger, now: now)
         case .error(let error):
@@ -34,7 +38,7 @@ extension PaymentEngine {
     }
 
     /// An outcome that only answers `peer` (on its current session, if any) with `message`.
-    private func answering(_ message: PaymentMessage, to peer: PeerID) throws -> StepOutcome {
+    func answering(_ message: PaymentMessage, to peer: PeerID) throws -> StepOutcome {
         var outcome = StepOutcome()
         if let session = link.session(with: peer) {
             outcome.transmissions = [Transmission(session: session, bodies: [try encoded(message)])]
@@ -43,7 +47,7 @@ extension PaymentEngine {
     }
 
     /// If `messageID` from `peer` was already processed, the stored answer again.
-    private func duplicateAnswer(_ messageID: UUID, from peer: PeerID, ledger: Ledger) throws -> StepOutcome? {
+    func duplicateAnswer(_ messageID: UUID, from peer: PeerID, ledger: Ledger) throws -> StepOutcome? {
         guard let seen = try ledger.seenMessage(id: messageID, from: peer) else { return nil }
         logger.debug("duplicate frame answered again", metadata: ["message": "\(messageID.wireString)"])
         var outcome = StepOutcome()
@@ -54,7 +58,7 @@ extension PaymentEngine {
         return outcome
     }
 
-    private func seen(
+    func seen(
         _ messageID: UUID, from peer: PeerID, payment: UUID, answer: PaymentMessage, now: Timestamp
     ) throws -> SeenMessageRecord {
         try SeenMessageRecord(
@@ -98,7 +102,7 @@ extension PaymentEngine {
             // The same payment again under a new message ID: answer with its current state.
             let ack = PaymentMessage.ack(
                 .init(
-                    ackedID: frame.messageID, paymentID: payment.id, state: existing.state,
+                    ackedID: frame.messageID, paymentID: payment.id, state: existing.state.decisionState,
                     reasonCode: existing.state.conflictReason))
             try ledger.apply(
                 LedgerChange(

@@ -36,6 +36,8 @@ public final class PaymentEngine: Sendable {
     let codec = FrameCodec()
     let acceptFrom: AcceptPolicy
     let acceptanceQuote: AcceptanceQuote?
+    /// Signs receipts when this node settles a payment as the payee; nil: settlements carry no receipt.
+    let receiptIssuer: ReceiptIssuer?
     /// Per-peer limits on incoming requests; used only inside steps, which run one at a time.
     let requestLimiter: Mutex<RequestLimiter>
     /// The limits `requestLimiter` applies.
@@ -57,9 +59,10 @@ public final class PaymentEngine: Sendable {
     public init(
         me: PeerID, database: AppDatabase, link: any PaymentLink, acceptanceQuote: AcceptanceQuote? = nil,
         acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(), inboundCapacity: Int = 1_024,
-        logger: Logger
+        receiptIssuer: ReceiptIssuer? = nil, logger: Logger
     ) {
         self.me = me
+        self.receiptIssuer = receiptIssuer
         self.database = database
         self.link = link
         self.acceptanceQuote = acceptanceQuote
@@ -306,7 +309,24 @@ public final class PaymentEngine: Sendable {
             return true
         }
         guard first else { return SendPlan(session: session) }
-        let pending = try ledger.outbox(peerID: peer)
+        var pending = try ledger.outbox(peerID: peer)
+        if !session.supportsReceipts {
+            // Settlement frames queued while the peer was away, for a peer that turns out not to speak them: it
+            // could never acknowledge them, so they leave the outbox (the settlement stays recorded on this side).
+            let unreadable = Set(
+                pending.filter { record in
+                    // A row that does not decode is resent as it is; the peer answers it.
+                    guard let message = try? record.message else { return false }
+                    return message.type == .paid || message.type == .settle
+                }.map(\.messageID))
+            if !unreadable.isEmpty {
+                try ledger.apply(LedgerChange(removeFromOutbox: Array(unreadable)))
+                pending.removeAll { unreadable.contains($0.messageID) }
+                logger.notice(
+                    "dropped settlement frames for a peer without receipts",
+                    metadata: ["peer": "\(session.name)", "count": "\(unreadable.count)"])
+            }
+        }
         if !pending.isEmpty {
             try ledger.markOutboxSent(peerID: peer, at: now)
             logger.info(
@@ -316,7 +336,7 @@ public final class PaymentEngine: Sendable {
     }
 
     /// Outbox rows for the frames the actions send. Requests and cancels are resent until the payment expires; a
-    /// payer's accept or reject until the payee answers. `sending`: they go out right after the commit, so they are
+    /// payer's accept, reject or paid, and a payee's settle, until the peer answers. `sending`: they go out right after the commit, so they are
     /// stored as sent once.
     func outboxRecords(
         for actions: [PaymentLifecycle.Action], payment: PaymentRecord, now: Timestamp, sending: Bool

@@ -10,14 +10,20 @@ public struct LinkSession: Sendable, Hashable {
     public let address: String
     /// Tells two sessions with the same peer apart: every new session has a new serial.
     public let serial: UInt64
+    /// The optional features the peer announced in its `hello` (e.g. `receipts`).
+    public let capabilities: [String]
 
     /// A session as a link reports it.
-    public init(peerID: PeerID, name: String, address: String, serial: UInt64) {
+    public init(peerID: PeerID, name: String, address: String, serial: UInt64, capabilities: [String] = []) {
         self.peerID = peerID
         self.name = name
         self.address = address
         self.serial = serial
+        self.capabilities = capabilities
     }
+
+    /// Whether the peer speaks settlement and receipts (`paid`, `settle`).
+    public var supportsReceipts: Bool { capabilities.contains(PaymentMessage.receiptsCapability) }
 }
 
 /// What the engine needs of the sessions: which peer has one now, and a way to hand it frames. The daemon plugs its

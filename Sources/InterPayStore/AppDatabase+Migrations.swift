@@ -15,6 +15,7 @@ extension AppDatabase {
         migrator.registerMigration("v6-due-payments", migrate: migrateV6DuePayments)
         migrator.registerMigration("v7-send-keys", migrate: migrateV7SendKeys)
         migrator.registerMigration("v8-static-pins", migrate: migrateV8StaticPins)
+        migrator.registerMigration("v9-settlement", migrate: migrateV9Settlement)
         return migrator
     }
 
@@ -282,5 +283,84 @@ extension AppDatabase {
             t.column("pinnedAt", .integer).notNull()
                 .check(sql: "typeof(pinnedAt) = 'integer'")
         }
+    }
+
+    /// Settlement and receipts (PROTOCOL.md §8.5, §17): the states `paid` and `settled`, how and when the payment
+    /// was accepted, paid and settled, and the payee's signed receipt.
+    ///
+    /// SQLite cannot change a CHECK constraint in place, so `payment` and `paymentEvent` are rebuilt with the wider
+    /// list of states (the documented way: new table, copy, drop, rename, then the same indexes and triggers again);
+    /// the migrator runs this with foreign keys off and checks them all afterwards.
+    private static func migrateV9Settlement(_ db: Database) throws {
+        let old = "('pending', 'accepted', 'rejected', 'cancelled', 'expired')"
+        let new = "('pending', 'accepted', 'rejected', 'cancelled', 'expired', 'paid', 'settled')"
+        try rebuild(db, table: "payment", replacing: old, with: new)
+        try rebuild(db, table: "paymentEvent", replacing: old, with: new)
+        try db.alter(table: "payment") { t in
+            t.add(column: "acceptedAt", .integer)
+                .check(sql: "acceptedAt IS NULL OR typeof(acceptedAt) = 'integer'")
+            t.add(column: "paidAt", .integer)
+                .check(sql: "paidAt IS NULL OR typeof(paidAt) = 'integer'")
+            t.add(column: "settledAt", .integer)
+                .check(sql: "settledAt IS NULL OR typeof(settledAt) = 'integer'")
+            t.add(column: "paidMethod", .text)
+                .check(sql: "paidMethod IS NULL OR paidMethod IN ('cash', 'card', 'transfer', 'other')")
+            t.add(column: "paidReference", .text)
+                .check(sql: "paidReference IS NULL OR length(paidReference) BETWEEN 1 AND 100")
+            // The canonical text of the signed receipt (`SignedReceipt.text`).
+            t.add(column: "receipt", .text)
+                .check(sql: "receipt IS NULL OR length(CAST(receipt AS BLOB)) BETWEEN 2 AND 8192")
+        }
+        // Payments accepted before this migration: the time of their first transition to `accepted`.
+        try db.execute(
+            sql: """
+                UPDATE payment SET acceptedAt = (
+                    SELECT MIN(at) FROM paymentEvent WHERE paymentEvent.paymentID = payment.id
+                        AND paymentEvent.toState = 'accepted')
+                WHERE state = 'accepted'
+                """)
+        try db.execute(
+            sql: """
+                CREATE TRIGGER payment_settled_stays
+                BEFORE UPDATE OF state ON payment
+                WHEN OLD.state = 'settled' AND NEW.state <> 'settled'
+                BEGIN
+                    SELECT RAISE(ABORT, 'a settled payment stays settled');
+                END;
+
+                CREATE TRIGGER payment_receipt_kept
+                BEFORE UPDATE OF receipt ON payment
+                WHEN OLD.receipt IS NOT NULL AND NEW.receipt IS NOT OLD.receipt
+                BEGIN
+                    SELECT RAISE(ABORT, 'a stored receipt never changes');
+                END;
+                """)
+    }
+
+    /// Rebuilds `table` with `old` replaced by `new` in its definition, keeping its rows, indexes and triggers.
+    private static func rebuild(_ db: Database, table: String, replacing old: String, with new: String) throws {
+        guard
+            let definition = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]),
+            definition.contains(old)
+        else {
+            throw DatabaseError(message: "migration v9: the definition of \(table) is not the expected one")
+        }
+        let dependents = try String.fetchAll(
+            db,
+            sql: """
+                SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL
+                """,
+            arguments: [table])
+        let scratch = "\(table)_v9"
+        guard let nameRange = definition.range(of: "\"\(table)\"") ?? definition.range(of: table) else {
+            throw DatabaseError(message: "migration v9: cannot find the name of \(table)")
+        }
+        let renamed = definition.replacingCharacters(in: nameRange, with: "\"\(scratch)\"")
+        try db.execute(sql: renamed.replacingOccurrences(of: old, with: new))
+        try db.execute(sql: "INSERT INTO \"\(scratch)\" SELECT * FROM \"\(table)\"")
+        try db.execute(sql: "DROP TABLE \"\(table)\"")
+        try db.execute(sql: "ALTER TABLE \"\(scratch)\" RENAME TO \"\(table)\"")
+        for statement in dependents { try db.execute(sql: statement) }
     }
 }

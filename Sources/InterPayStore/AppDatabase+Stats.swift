@@ -2,9 +2,10 @@ import GRDB
 public import InterPayCore
 
 extension AppDatabase {
-    /// Count, total and average of accepted payments per group, currency and role.
+    /// Count, total and average of accepted payments per group, currency and role, and how many of them (and how
+    /// much) are settled.
     ///
-    /// Only payments in state `accepted` count, and by default only confirmed ones (a payer's own accept is not
+    /// Only payments in state `accepted`, `paid` or `settled` count, and by default only confirmed ones (a payer's own accept is not
     /// final until the payee's ack arrives; it may still end `cancelled` or `expired`). `since` keeps payments
     /// created at or after that time. Amounts of different currencies are never added: each row has one currency.
     /// Sums and averages are integers in minor units; the average is `totalMinor / count`, rounded toward zero.
@@ -15,10 +16,11 @@ extension AppDatabase {
     public func stats(
         since: Timestamp? = nil, groupBy grouping: StatsGrouping, includingUnconfirmed: Bool = false
     ) async throws(StoreError) -> [StatsRow] {
-        var conditions = ["state = 'accepted'"]
+        var conditions = ["state IN ('accepted', 'paid', 'settled')"]
         var arguments = StatementArguments()
         if !includingUnconfirmed {
-            conditions.append("confirmed = 1")
+            // A payer's own `paid` mark awaits the payee, but the acceptance under it was confirmed already.
+            conditions.append("(confirmed = 1 OR state = 'paid')")
         }
         if let since {
             conditions.append("createdAt >= ?")
@@ -27,7 +29,9 @@ extension AppDatabase {
         // `grouping.column` is one of three fixed column names, never user input.
         var sql = """
             SELECT \(grouping.column) AS groupKey, currency, role, COUNT(*) AS count,
-                SUM(amountMinor) AS totalMinor, SUM(amountMinor) / COUNT(*) AS averageMinor
+                SUM(amountMinor) AS totalMinor, SUM(amountMinor) / COUNT(*) AS averageMinor,
+                SUM(state = 'settled') AS settledCount,
+                COALESCE(SUM(CASE WHEN state = 'settled' THEN amountMinor END), 0) AS settledMinor
             FROM payment
             WHERE \(conditions.joined(separator: " AND "))
             GROUP BY groupKey, currency, role

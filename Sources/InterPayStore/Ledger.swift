@@ -72,6 +72,16 @@ public struct Ledger {
             arguments: [peerID.description]) ?? false
     }
 
+    /// The name this side knows `peerID` by: the name pinned when pairing, else the name it last announced.
+    public func peerName(_ peerID: PeerID) throws -> String? {
+        try String.fetchOne(
+            db,
+            sql: """
+                SELECT COALESCE((SELECT name FROM trustedPeer WHERE peerID = ?), (SELECT name FROM peer WHERE peerID = ?))
+                """,
+            arguments: [peerID.description, peerID.description])
+    }
+
     /// The `send` idempotency key `key`, if used in the last `SendKeyRecord.lifetime` seconds.
     public func sendKey(_ key: String, now: Timestamp) throws -> SendKeyRecord? {
         try SendKeyRecord

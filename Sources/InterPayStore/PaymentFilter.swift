@@ -12,6 +12,10 @@ public struct PaymentFilter: Sendable, Hashable {
     public var limit: Int?
     /// Only final payments (every state but `pending`): the history.
     public var finalOnly: Bool
+    /// Only payments created at or after this time.
+    public var createdFrom: Timestamp?
+    /// Only payments created before this time.
+    public var createdBefore: Timestamp?
 
     /// Builds a filter; the default lists every payment.
     public init(

@@ -48,6 +48,18 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
     public var quoteRate: String?
     /// When the rates used were published.
     public var quoteRatesAt: Timestamp?
+    /// When this side recorded the acceptance (the payee: the payer's accept arrived; the payer: its own accept).
+    public var acceptedAt: Timestamp?
+    /// When this side recorded the payment as paid (the payer's mark, or its arrival at the payee).
+    public var paidAt: Timestamp?
+    /// When this side recorded the settlement.
+    public var settledAt: Timestamp?
+    /// How the payer said it paid, if it said.
+    public var paidMethod: PaymentMethod?
+    /// The payer's reference for the payment, if any.
+    public var paidReference: String?
+    /// The payee's signed receipt, as its canonical text (`SignedReceipt.text`), once there is one.
+    public var receipt: String?
 
     /// Builds the row for a new payment from its request and this side's role and state.
     ///
@@ -82,11 +94,15 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
         PaymentLifecycle(paymentID: id, role: role, expiresAt: expiresAt, state: state, isConfirmed: confirmed)
     }
 
-    /// Copies a lifecycle's state and confirmation into the row and stamps `updatedAt`.
+    /// Copies a lifecycle's state and confirmation into the row and stamps `updatedAt`, and the time of the first
+    /// acceptance, payment mark and settlement this side saw.
     public mutating func update(from lifecycle: PaymentLifecycle, now: Timestamp) {
         state = lifecycle.state
         confirmed = lifecycle.isConfirmed
         updatedAt = now
+        if state.isAccepted, acceptedAt == nil { acceptedAt = now }
+        if state == .paid, paidAt == nil { paidAt = now }
+        if state == .settled, settledAt == nil { settledAt = now }
     }
 
     /// The amount as `Money`. Throws when the stored currency is not (or no longer) a known ISO 4217 code.
@@ -147,6 +163,8 @@ extension PaymentRecord: FetchableRecord, PersistableRecord {
     static let mutableColumns: [Column] = [
         Columns.state, Columns.confirmed, Columns.reason, Columns.reasonCode, Columns.updatedAt,
         Column(CodingKeys.quoteCurrency), Column(CodingKeys.quoteMinor), Column(CodingKeys.quoteRate),
-        Column(CodingKeys.quoteRatesAt),
+        Column(CodingKeys.quoteRatesAt), Column(CodingKeys.acceptedAt), Column(CodingKeys.paidAt),
+        Column(CodingKeys.settledAt), Column(CodingKeys.paidMethod), Column(CodingKeys.paidReference),
+        Column(CodingKeys.receipt),
     ]
 }

@@ -38,6 +38,14 @@ extension AppDatabase {
             _ = arguments.append(contentsOf: [peerID.description])
         }
         if filter.finalOnly { conditions.append("payment.state != 'pending'") }
+        if let from = filter.createdFrom {
+            conditions.append("payment.createdAt >= ?")
+            _ = arguments.append(contentsOf: [from.secondsSince1970])
+        }
+        if let before = filter.createdBefore {
+            conditions.append("payment.createdAt < ?")
+            _ = arguments.append(contentsOf: [before.secondsSince1970])
+        }
         var sql = Self.paymentViewSelect
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY payment.createdAt DESC, payment.id"

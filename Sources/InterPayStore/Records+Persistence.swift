@@ -28,6 +28,12 @@ extension PaymentRecord {
         container["quoteMinor"] = quoteMinor
         container["quoteRate"] = quoteRate
         container["quoteRatesAt"] = quoteRatesAt?.secondsSince1970
+        container["acceptedAt"] = acceptedAt?.secondsSince1970
+        container["paidAt"] = paidAt?.secondsSince1970
+        container["settledAt"] = settledAt?.secondsSince1970
+        container["paidMethod"] = paidMethod?.rawValue
+        container["paidReference"] = paidReference
+        container["receipt"] = receipt
     }
 }
 

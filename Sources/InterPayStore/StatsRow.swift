@@ -16,6 +16,10 @@ public struct StatsRow: Sendable, Hashable, Codable, FetchableRecord {
     public var totalMinor: Int64
     /// `totalMinor / count`, rounded toward zero (integer division).
     public var averageMinor: Int64
+    /// How many of them are settled (the payee confirmed the money arrived).
+    public var settledCount: Int = 0
+    /// The sum of the settled ones, in minor units.
+    public var settledMinor: Int64 = 0
     /// Grouped by peer: the name the peer last announced, if known.
     public var announcedName: String?
     /// Grouped by peer: the name pinned when pairing, if the peer is paired.

@@ -16,6 +16,8 @@ public struct Identity: Sendable {
     public let certificate: NIOSSLCertificate
     /// The private key used in TLS.
     public let privateKey: NIOSSLPrivateKey
+    /// The same key, for signing receipts (the key the peer ID is the hash of).
+    public let receiptSigner: ReceiptSigner
 
     /// File names inside the state directory.
     public static let keyFileName = "identity-key.pem"
@@ -55,7 +57,9 @@ public struct Identity: Sendable {
         do {
             let certificate = try NIOSSLCertificate(bytes: Array((certificatePEM ?? "").utf8), format: .pem)
             let privateKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
-            return Identity(peerID: peerID, certificate: certificate, privateKey: privateKey)
+            let signer = try ReceiptSigner(rawPrivateKey: key.rawRepresentation)
+            return Identity(
+                peerID: peerID, certificate: certificate, privateKey: privateKey, receiptSigner: signer)
         } catch {
             throw .tlsSetup(String(describing: error))
         }

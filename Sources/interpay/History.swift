@@ -4,7 +4,7 @@ import InterPayControl
 /// `interpay history`
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Payments that are decided (accepted, rejected, cancelled, expired), newest first.")
+        abstract: "Payments that are decided (accepted, paid, settled, rejected, cancelled, expired), newest first.")
 
     @OptionGroup var global: GlobalOptions
 

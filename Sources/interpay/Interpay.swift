@@ -20,16 +20,19 @@ struct Interpay: AsyncParsableCommand {
         discussion: """
             A payment request goes from the payee (who asks for money) to the payer (who is asked to pay): \
             'interpay send bob 12.50 MXN' asks bob to pay you 12.50 MXN. The payer accepts or rejects it; you may \
-            cancel it while it is pending. Every command talks to the local interpayd over its control socket.
+            cancel it while it is pending. Once accepted, the payer may mark it paid ('interpay paid') and the payee \
+            confirms the money arrived ('interpay received'): the payment is settled and the payee's daemon signs \
+            a receipt ('interpay receipt', checked offline by 'interpay verify-receipt'). Every command but \
+            verify-receipt talks to the local interpayd over its control socket.
 
             Exit codes: 0 ok, 1 other error, 2 usage, 3 daemon unreachable, 4 not found, \
-            5 conflict (already accepted/cancelled/rejected/expired), 6 peer unreachable.
+            5 conflict (already accepted/cancelled/rejected/expired, or already paid/settled), 6 peer unreachable.
             """,
         version: "0.1.0",
         subcommands: [
             Status.self, Peers.self, Pair.self, Untrust.self, Rename.self, Send.self, Accept.self, Reject.self,
-            Cancel.self,
-            List.self, Show.self,
+            Cancel.self, Paid.self, Received.self, ReceiptCommand.self, VerifyReceipt.self,
+            List.self, Show.self, Export.self,
             Watch.self, History.self, Stats.self, Convert.self, Rates.self,
         ])
 

@@ -7,7 +7,7 @@ struct List: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "Only payments in this state: pending, accepted, rejected, cancelled, expired.")
+    @Option(help: "Only payments in this state: pending, accepted, paid, settled, rejected, cancelled, expired.")
     var state: String?
 
     @Option(help: "Only incoming (in: you are asked to pay) or outgoing (out: you asked) requests.")
@@ -21,8 +21,8 @@ struct List: AsyncParsableCommand {
 
     func validate() throws {
         if limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if let state, !["pending", "accepted", "rejected", "cancelled", "expired"].contains(state) {
-            throw ValidationError("--state must be pending, accepted, rejected, cancelled or expired")
+        if let state, !["pending", "accepted", "paid", "settled", "rejected", "cancelled", "expired"].contains(state) {
+            throw ValidationError("--state must be pending, accepted, paid, settled, rejected, cancelled or expired")
         }
         if let direction, !["in", "out"].contains(direction) { throw ValidationError("--direction must be in or out") }
     }

@@ -31,6 +31,14 @@ struct Show: AsyncParsableCommand {
             if let reason = payment.field("reason")?.text { table.add("reason", reason) }
             table.add("created", Formatting.localTime(payment.field("createdAt")?.integer))
             table.add("expires", Formatting.localTime(payment.field("expiresAt")?.integer))
+            for (label, key) in [("accepted", "acceptedAt"), ("paid", "paidAt"), ("settled", "settledAt")] {
+                if let time = payment.field(key)?.integer { table.add(label, Formatting.localTime(time)) }
+            }
+            if let method = payment.field("method")?.text { table.add("method", method) }
+            if let reference = payment.field("reference")?.text { table.add("reference", reference) }
+            if payment.string("state") == "settled" {
+                table.add("receipt", payment.field("receipt") == .bool(true) ? "yes ('interpay receipt')" : "none")
+            }
             table.print()
             print("")
             var events = Table("TIME", "FROM", "TO", "CAUSE")

@@ -5,7 +5,8 @@ import InterPayControl
 struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Totals, counts and averages of accepted payments per currency, grouped by category, peer or currency.")
+            "Totals, counts and averages of accepted payments per currency, grouped by category, peer or currency; "
+            + "how many of them are settled, and for how much.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -27,11 +28,13 @@ struct Stats: AsyncParsableCommand {
     func run() async throws {
         let result = try await global.call("stats", ["period": .string(period), "by": .string(by)])
         global.output(result) {
-            var table = Table(by.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE")
+            var table = Table(
+                by.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
             for row in result.field("rows")?.items ?? [] {
                 table.add(
                     row.string("group", "-"), row.string("direction"), row.string("currency"), row.string("count"),
-                    row.string("total"), row.string("average"))
+                    row.string("total"), row.string("average"), row.string("settledCount", "0"),
+                    row.string("settledTotal", "-"))
             }
             table.print()
         }

@@ -16,6 +16,7 @@ enum CrossingSimulation {
         var toPayee: [PaymentMessage] = []
         var toPayer: [PaymentMessage] = []
         var payerMoved = false
+        var payerPaid = false
         var payeeMoved = false
         var expired = false
         var trace: [String] = []
@@ -39,17 +40,34 @@ enum CrossingSimulation {
                 var w = world
                 w.payerMoved = true
                 let event: PaymentLifecycle.Event =
-                    payerMove == .accept
-                    ? .localAccept(messageID: UUID()) : .localReject(messageID: UUID(), reason: nil)
+                    payerMove == .reject
+                    ? .localReject(messageID: UUID(), reason: nil) : .localAccept(messageID: UUID())
                 w.toPayee += sends(w.payer.handle(event, now: w.now))
                 w.trace.append("payer \(payerMove)")
                 next.append(w)
             }
-            if !world.payeeMoved && payeeMove != .none {
+            // The payer marks it paid once the payee confirmed the acceptance (the command is refused before).
+            if payerMove == .acceptAndPay, !world.payerPaid, world.payer.state == .accepted, world.payer.isConfirmed {
+                var w = world
+                w.payerPaid = true
+                w.toPayee += sends(
+                    w.payer.handle(.localPaid(messageID: UUID(), method: .cash, reference: nil), now: w.now))
+                w.trace.append("payer paid")
+                next.append(w)
+            }
+            if !world.payeeMoved && payeeMove == .cancel {
                 var w = world
                 w.payeeMoved = true
                 w.toPayer += sends(w.payee.handle(.localCancel(messageID: UUID()), now: w.now))
                 w.trace.append("payee cancel")
+                next.append(w)
+            }
+            // The payee settles once the payment is accepted or paid on its side.
+            if !world.payeeMoved && payeeMove == .settle && [.accepted, .paid].contains(world.payee.state) {
+                var w = world
+                w.payeeMoved = true
+                w.toPayer += sends(w.payee.handle(.localSettle(messageID: UUID(), receipt: nil), now: w.now))
+                w.trace.append("payee settle")
                 next.append(w)
             }
             if !world.expired {
@@ -98,6 +116,8 @@ enum CrossingSimulation {
         case .accept(let decision): event = .peerAccept(messageID: decision.messageID)
         case .reject(let rejection): event = .peerReject(messageID: rejection.messageID, reason: rejection.reason)
         case .cancel(let decision): event = .peerCancel(messageID: decision.messageID)
+        case .paid(let paid): event = .peerPaid(messageID: paid.messageID)
+        case .settle(let settle): event = .peerSettle(messageID: settle.messageID)
         case .ack(let ack): event = .peerAck(state: ack.state, reasonCode: ack.reasonCode)
         default: return []
         }

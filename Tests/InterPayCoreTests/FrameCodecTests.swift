@@ -30,6 +30,11 @@ struct FrameCodecTests {
             .ping(nonce: 42), .pong(nonce: UInt64(Int64.max)), .close(reason: "shutting down"),
             .pair(.init(pairingID: message, step: .reveal, value: [UInt8](repeating: 0xA5, count: 32))),
             .pair(.init(abort: message, reason: "too many wrong verification codes")),
+            .paid(.init(messageID: message, paymentID: payment.id, method: .transfer, reference: "SPEI 0042")),
+            .paid(.init(messageID: message, paymentID: payment.id, method: nil, reference: nil)),
+            .settle(.init(messageID: message, paymentID: payment.id, receipt: "{\"type\":\"interpay-receipt\"}")),
+            .settle(.init(messageID: message, paymentID: payment.id, receipt: nil)),
+            .ack(.init(ackedID: message, paymentID: payment.id, state: .settled, reasonCode: nil)),
         ]
     }
 

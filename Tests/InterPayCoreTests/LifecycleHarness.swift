@@ -22,6 +22,12 @@ enum LifecycleHarness {
         ("AckR", .peerAck(state: .rejected, reasonCode: nil)),
         ("AckC", .peerAck(state: .cancelled, reasonCode: .alreadyCancelled)),
         ("AckX", .peerAck(state: .expired, reasonCode: .alreadyExpired)),
+        ("LP", .localPaid(messageID: messageID, method: .cash, reference: nil)),
+        ("LS", .localSettle(messageID: messageID, receipt: nil)),
+        ("PP", .peerPaid(messageID: messageID)),
+        ("PS", .peerSettle(messageID: messageID)),
+        ("AckPd", .peerAck(state: .paid, reasonCode: nil)),
+        ("AckS", .peerAck(state: .settled, reasonCode: nil)),
         ("T", .tick),
     ]
 
@@ -29,7 +35,7 @@ enum LifecycleHarness {
     static var startingPoints: [(PaymentRole, PaymentState, Bool)] {
         var points: [(PaymentRole, PaymentState, Bool)] = PaymentState.allCases.map { (.payee, $0, true) }
         points += PaymentState.allCases.map { (.payer, $0, true) }
-        points += [PaymentState.accepted, .rejected, .expired].map { (.payer, $0, false) }
+        points += [PaymentState.accepted, .rejected, .expired, .paid].map { (.payer, $0, false) }
         return points
     }
 
@@ -42,7 +48,9 @@ enum LifecycleHarness {
         case .send(let message): "send:\(message.type.rawValue)"
         case .acknowledge(_, let state, let reason): "ack:\(state.rawValue)" + (reason.map { "/\($0.rawValue)" } ?? "")
         case .refuse(.conflict(let reason)): "refuse:\(reason.rawValue)"
-        case .refuse(.wrongRole): "refuse:role"
+        case .refuse(.wrongRole), .refuse(.wrongSettlementRole): "refuse:role"
+        case .refuse(.notAccepted): "refuse:not-accepted"
+        case .refuse(.alreadySettling(let state)): "refuse:already-\(state.rawValue)"
         case .violation: "violation"
         }
     }

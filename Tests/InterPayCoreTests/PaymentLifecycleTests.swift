@@ -13,8 +13,8 @@ struct PaymentLifecycleTests {
         let actual = LifecycleHarness.allRows.map {
             $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         }
-        // 13 starting points × 12 events, plus the "late" variants for pending and unconfirmed states.
-        #expect(actual.count == 216)
+        // 18 starting points × 18 events, plus the "late" variants for pending and unconfirmed states.
+        #expect(actual.count == 432)
         #expect(expected.count == actual.count)
         for (want, got) in zip(expected, actual) {
             #expect(want == got)
@@ -49,23 +49,32 @@ struct PaymentLifecycleTests {
     }
 
     /// The payer's and the payee's actions, which may cross on the wire in any order.
-    enum PayerMove: CaseIterable { case accept, reject, none }
-    enum PayeeMove: CaseIterable { case cancel, none }
+    enum PayerMove: CaseIterable { case accept, reject, acceptAndPay, none }
+    enum PayeeMove: CaseIterable { case cancel, settle, none }
 
     @Test(
         "crossing actions end in one final state on both sides, in every delivery order",
         arguments: PayerMove.allCases, PayeeMove.allCases)
     func crossing(payerMove: PayerMove, payeeMove: PayeeMove) throws {
         let orders = try CrossingSimulation.explore(payerMove: payerMove, payeeMove: payeeMove)
-        #expect(orders.count > 1 || (payerMove == .none && payeeMove == .none))
+        #expect(orders.count > 1 || (payerMove == .none && payeeMove != .cancel))
         for outcome in orders {
             #expect(outcome.payee.state == outcome.payer.state, "\(outcome.trace)")
             // The payer's own decision is always answered; only a state both sides reached alone stays unconfirmed.
             #expect(
                 outcome.payer.isConfirmed || [.pending, .expired].contains(outcome.payer.state), "\(outcome.trace)")
-            let decision: PaymentState? = payerMove == .accept ? .accepted : payerMove == .reject ? .rejected : nil
-            let possible: Set<PaymentState?> = [payeeMove == .cancel ? .cancelled : nil, decision, .expired]
+            let accepts = payerMove == .accept || payerMove == .acceptAndPay
+            let decision: PaymentState? = accepts ? .accepted : payerMove == .reject ? .rejected : nil
+            var possible: Set<PaymentState?> = [payeeMove == .cancel ? .cancelled : nil, decision, .expired]
+            if payerMove == .acceptAndPay { possible.insert(.paid) }
+            if payeeMove == .settle && accepts { possible.insert(.settled) }
             #expect(possible.contains(outcome.payee.state), "\(outcome.trace)")
+            // Once accepted, settlement always runs to its end: the payee's settle wins over the payer's paid.
+            if outcome.payee.state.isAccepted {
+                let expected: PaymentState =
+                    payeeMove == .settle ? .settled : payerMove == .acceptAndPay ? .paid : .accepted
+                #expect(outcome.payee.state == expected, "\(outcome.trace)")
+            }
         }
     }
 

@@ -81,4 +81,40 @@ struct ProtocolVectorTests {
             (error as? FrameError)?.code == vector.error
         }
     }
+
+    struct ReceiptVector: Decodable, CustomTestStringConvertible {
+        let name: String
+        let receipt: String
+        let valid: Bool
+        let error: String?
+        var testDescription: String { name }
+    }
+
+    static let receipts: [ReceiptVector] = (try? load("receipts.json")) ?? []
+
+    @Test("the receipt vectors load")
+    func receiptCoverage() throws {
+        let receipts: [ReceiptVector] = try Self.load("receipts.json")
+        #expect(receipts.contains { $0.valid } && receipts.contains { !$0.valid })
+    }
+
+    @Test("every receipt vector verifies, or fails with its expected error", arguments: receipts)
+    func receiptVector(_ vector: ReceiptVector) throws {
+        do {
+            let signed = try SignedReceipt(verifying: vector.receipt)
+            #expect(vector.valid, "verified, but the vector says \(vector.error ?? "?")")
+            #expect(signed.text == vector.receipt)
+        } catch {
+            let kind =
+                switch error {
+                case .malformed: "malformed"
+                case .notCanonical: "not-canonical"
+                case .invalidKey: "invalid-key"
+                case .keyMismatch: "key-mismatch"
+                case .badSignature: "bad-signature"
+                case .signingFailed: "signing-failed"
+                }
+            #expect(!vector.valid && kind == vector.error, "\(error)")
+        }
+    }
 }

@@ -46,7 +46,8 @@ final class EngineHarness: Sendable {
         logger.logLevel = .critical
         let engine = PaymentEngine(
             me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
-            acceptFrom: acceptFrom, requestLimits: requestLimits, logger: logger)
+            acceptFrom: acceptFrom, requestLimits: requestLimits,
+            receiptIssuer: ReceiptIssuer(signer: sessions.identity.receiptSigner, name: name), logger: logger)
         self.engine = engine
         let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
         self.pairing = pairing

@@ -17,16 +17,20 @@ final class MemoryNode: Sendable {
     private let directory: TemporaryDirectory
     private let pump: Task<Void, Never>
 
-    init(_ name: String, inboundCapacity: Int = 1_024) throws {
+    init(
+        _ name: String, inboundCapacity: Int = 1_024, signer: ReceiptSigner? = nil,
+        capabilities: [String] = [PaymentMessage.receiptsCapability]
+    ) throws {
         directory = try TemporaryDirectory()
-        id = PeerID(subjectPublicKeyInfoDER: Array("key of \(name)".utf8))
-        link = MemoryLink(me: id, name: name)
+        id = signer?.peerID ?? PeerID(subjectPublicKeyInfoDER: Array("key of \(name)".utf8))
+        link = MemoryLink(me: id, name: name, capabilities: capabilities)
         database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
         let engine = PaymentEngine(
             me: id, database: database, link: link, requestLimits: .init(maxPending: .max, maxPerMinute: .max),
-            inboundCapacity: inboundCapacity, logger: logger)
+            inboundCapacity: inboundCapacity, receiptIssuer: signer.map { ReceiptIssuer(signer: $0, name: name) },
+            logger: logger)
         self.engine = engine
         let link = self.link
         pump = Task {

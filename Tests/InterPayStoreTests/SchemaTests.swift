@@ -10,7 +10,7 @@ struct SchemaTests {
     /// Every migration, in the order they run.
     static let migrations = [
         "v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts", "v6-due-payments",
-        "v7-send-keys", "v8-static-pins",
+        "v7-send-keys", "v8-static-pins", "v9-settlement",
     ]
 
     @Test("migrations run on a fresh file, and again on the same file without change")
@@ -90,7 +90,7 @@ struct SchemaTests {
             ("amount zero", ["amountMinor": "0"]),
             ("negative amount", ["amountMinor": "-5"]),
             ("fractional amount", ["amountMinor": "12.5"]),
-            ("unknown state", ["state": "'paid'"]),
+            ("unknown state", ["state": "'refunded'"]),
             ("expiresAt equal to createdAt", ["expiresAt": "\(baseTime)"]),
             ("expiresAt before createdAt", ["expiresAt": "\(baseTime - 1)"]),
             ("unknown role", ["role": "'broker'"]),
@@ -180,7 +180,7 @@ struct SchemaTests {
         }
         await expectConstraintViolation {
             try await execute(
-                "INSERT INTO paymentEvent (paymentID, at, toState, cause) VALUES ('\(id)', 1, 'paid', 'local')",
+                "INSERT INTO paymentEvent (paymentID, at, toState, cause) VALUES ('\(id)', 1, 'refunded', 'local')",
                 in: database)
         }
         // The same seq twice.

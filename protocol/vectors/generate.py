@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Generate protocol/vectors/valid.json and protocol/vectors/invalid.json (InterPay wire v1).
+"""Generate protocol/vectors/valid.json, invalid.json and receipts.json (InterPay wire v1).
 
-Deterministic: no clock, no randomness. UUIDs are derived from fixed labels, peer IDs from
+Deterministic: no clock, no randomness (receipts are signed with RFC 6979 deterministic ECDSA, which needs the
+`cryptography` package). UUIDs are derived from fixed labels, peer IDs from
 sha256(b"alice") / sha256(b"bob") (test values, not real keys).
 Usage:
     python3 protocol/vectors/generate.py          # write both files
@@ -65,6 +66,8 @@ MSG_REQ = test_uuid("message-request-1")
 MSG_CANCEL = test_uuid("message-cancel-1")
 MSG_ACCEPT = test_uuid("message-accept-1")
 MSG_REJECT = test_uuid("message-reject-1")
+MSG_PAID = test_uuid("message-paid-1")
+MSG_SETTLE = test_uuid("message-settle-1")
 PAIRING = test_uuid("pairing-1")
 PAIRING_PEER = test_uuid("pairing-2")
 
@@ -98,6 +101,82 @@ def ack(acked, state, reason=None, pid=PAY):
 
 def mxn(units=1250):
     return {"currency": "MXN", "minorUnits": units}
+
+
+# ---------------------------------------------------------------- receipts (§17)
+
+def p256_key(label):
+    """A test P-256 key whose private scalar is sha256(label)."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+    return ec.derive_private_key(int.from_bytes(hashlib.sha256(label).digest(), "big"), ec.SECP256R1())
+
+
+def receipt_key():
+    return p256_key(b"receipt-payee")
+
+
+def spki(key):
+    from cryptography.hazmat.primitives import serialization
+    return key.public_key().public_bytes(serialization.Encoding.DER,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def sign_receipt(terms, key):
+    """The receipt text: canonical(terms + signature), the signature r || s over canonical(terms)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+    der = key.sign(canonical(terms), ec.ECDSA(hashes.SHA256(), deterministic_signing=True))
+    r, s_ = decode_dss_signature(der)
+    signature = r.to_bytes(32, "big") + s_.to_bytes(32, "big")
+    return canonical(dict(terms, signature=signature.hex())).decode("utf-8")
+
+
+def receipt_terms(key, **changes):
+    public = spki(key)
+    terms = {
+        "type": "interpay-receipt", "version": "1", "paymentID": PAY,
+        "payeeID": peer_id_text(hashlib.sha256(public).digest()), "payeeName": "Café \"Ana\"",
+        "payerID": BOB, "payerName": "Bob", "amount": "1250", "currency": "MXN", "memo": "Tacos al pastor",
+        "category": "food", "acceptedAt": "2026-11-18T08:13:20Z", "settledAt": "2026-11-18T08:30:00Z",
+        "method": "transfer", "reference": "SPEI 0042",
+        "quote": {"amount": "62", "currency": "EUR", "rate": "0.0496", "ratesAt": "2026-11-18T06:00:00Z"},
+        "payeeKey": public.hex(),
+    }
+    terms.update(changes)
+    return {k: v for k, v in terms.items() if v is not None}
+
+
+def receipt_vectors():
+    key = receipt_key()
+    other = p256_key(b"receipt-other")
+    v = []
+
+    def add(name, description, text, error=None):
+        entry = {"name": name, "description": description, "receipt": text}
+        if error is None:
+            entry["valid"] = True
+        else:
+            entry["valid"] = False
+            entry["error"] = error
+        v.append(entry)
+
+    good = sign_receipt(receipt_terms(key), key)
+    add("receipt-valid", "A settled payment's receipt with every optional member (category, method, reference, "
+        "quote), signed by the payee key sha256(b\"receipt-payee\") as a P-256 scalar. Verifies.", good)
+    add("receipt-valid-minimal", "A receipt without the optional members. Verifies.",
+        sign_receipt(receipt_terms(key, category=None, method=None, reference=None, quote=None, memo=""), key))
+    add("receipt-amount-changed", "The valid receipt with the amount changed to 9250 after signing: still "
+        "canonical, but the signature does not verify.", good.replace('"amount":"1250"', '"amount":"9250"'),
+        "bad-signature")
+    add("receipt-not-canonical", "The valid receipt with a space after one comma: the same members, but not the "
+        "signed bytes.", good.replace('","amount"', '", "amount"', 1), "not-canonical")
+    add("receipt-key-not-payee", "Signed correctly by another key that is in payeeKey, but payeeID names the test "
+        "payee: the key does not hash to the payee ID.",
+        sign_receipt(receipt_terms(other, payeeID=receipt_terms(key)["payeeID"]), other), "key-mismatch")
+    add("receipt-missing-member", "A receipt without settledAt.",
+        sign_receipt(receipt_terms(key, settledAt=None), key), "malformed")
+    return v
 
 
 # ---------------------------------------------------------------- valid vectors
@@ -268,6 +347,20 @@ def valid_vectors():
     add("error-internal",
         "Transient internal failure (e.g. storage unavailable); the sender retries in a later session.",
         {"type": "error", "code": "internal", "message": "storage unavailable", "ref": MSG_REQ})
+    # paid / settle (§8.5, 'receipts' capability)
+    add("paid-with-method", "Payer -> payee: the payer handed the money over by transfer, with its reference.",
+        {"type": "paid", "messageID": MSG_PAID, "paymentID": PAY, "method": "transfer", "reference": "SPEI 0042"})
+    add("paid-minimal", "Payer -> payee: paid, without method or reference.",
+        {"type": "paid", "messageID": MSG_PAID, "paymentID": PAY})
+    add("settle-with-receipt", "Payee -> payer: settled, with the signed receipt 'receipt-valid' of receipts.json "
+        "as its text.", {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY,
+                         "receipt": sign_receipt(receipt_terms(receipt_key()), receipt_key())})
+    add("settle-without-receipt", "Payee -> payer: settled, no receipt (the payee could not make one).",
+        {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY})
+    add("ack-paid", "Payee's ack of a paid frame: the payment is paid on its side.", ack(MSG_PAID, "paid"))
+    add("ack-settle", "Payer's ack of a settle frame.", ack(MSG_SETTLE, "settled"))
+    add("ack-paid-already-settled", "Payee's ack of a paid frame that crossed its settle: settled.",
+        ack(MSG_PAID, "settled"))
     # ping / pong / close
     add("ping-zero", "Keepalive ping with nonce 0.", {"type": "ping", "nonce": 0})
     add("ping-max-nonce", "Keepalive ping with the largest nonce 9223372036854775807.",
@@ -549,6 +642,18 @@ def invalid_vectors():
          dict(pv, step="nonce"), "invalid-field")
     addj("pair-abort-missing-reason", "pair abort without reason.",
          {"type": "pair", "pairingID": PAIRING, "step": "abort"}, "missing-field")
+    paid = {"type": "paid", "messageID": MSG_PAID, "paymentID": PAY}
+    addj("paid-unknown-method", "paid with an undefined method.", dict(paid, method="cheque"), "invalid-field")
+    addj("paid-reference-empty", "paid with an empty reference (absent, or 1-100 code points).",
+         dict(paid, reference=""), "invalid-field")
+    addj("paid-reference-too-long", "paid with a reference of 101 code points.", dict(paid, reference="r" * 101),
+         "invalid-field")
+    addj("paid-missing-payment", "paid without paymentID.", {"type": "paid", "messageID": MSG_PAID},
+         "missing-field")
+    addj("settle-receipt-not-string", "settle whose receipt is an object, not its canonical text.",
+         {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY, "receipt": {"amount": "1250"}},
+         "invalid-field")
+    addj("ack-unknown-state", "ack with a state that does not exist.", ack(MSG_PAID, "refunded"), "invalid-field")
     return v
 
 
@@ -556,7 +661,8 @@ def invalid_vectors():
 
 def render():
     out = {}
-    for name, items in (("valid.json", valid_vectors()), ("invalid.json", invalid_vectors())):
+    for name, items in (("valid.json", valid_vectors()), ("invalid.json", invalid_vectors()),
+                        ("receipts.json", receipt_vectors())):
         names = [i["name"] for i in items]
         assert len(names) == len(set(names)), "duplicate vector name in " + name
         out[name] = json.dumps(items, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,100 @@
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+extension PaymentMessage {
+    /// The hello capability of daemons that speak settlement (`paid`, `settle`) and receipts (PROTOCOL.md §8.5).
+    /// Neither frame is sent on a session with a peer that lacks it; decisions need no capability.
+    public static let receiptsCapability = "receipts"
+
+    /// The `paid` frame: the payer says it handed the money over (payer → payee).
+    public struct Paid: Sendable, Hashable, Codable {
+        /// Identifies this frame for acks and duplicate detection.
+        public let messageID: UUID
+        /// The payment paid.
+        public let paymentID: UUID
+        /// How the money was handed over, if the payer said.
+        public let method: PaymentMethod?
+        /// The payer's reference for it (a transfer number, a card slip…), at most `Limits.maxReferenceLength`
+        /// code points.
+        public let reference: String?
+
+        /// Builds the frame body.
+        public init(messageID: UUID, paymentID: UUID, method: PaymentMethod?, reference: String?) {
+            self.messageID = messageID
+            self.paymentID = paymentID
+            self.method = method
+            self.reference = reference
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case messageID, paymentID, method, reference
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.messageID = try container.decode(UUID.self, forKey: .messageID)
+            self.paymentID = try container.decode(UUID.self, forKey: .paymentID)
+            self.method = try container.decodeIfPresent(PaymentMethod.self, forKey: .method)
+            self.reference = try container.decodeTextIfPresent(
+                forKey: .reference, length: 1...Limits.maxReferenceLength)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(messageID.wireString, forKey: .messageID)
+            try container.encode(paymentID.wireString, forKey: .paymentID)
+            try container.encodeIfPresent(method, forKey: .method)
+            try container.encodeIfPresent(reference, forKey: .reference)
+        }
+    }
+
+    /// The `settle` frame: the payee confirms the money arrived (payee → payer), with its signed receipt.
+    public struct Settle: Sendable, Hashable, Codable {
+        /// Identifies this frame for acks and duplicate detection.
+        public let messageID: UUID
+        /// The payment settled.
+        public let paymentID: UUID
+        /// The signed receipt, as its canonical text (`Receipt`), exactly the bytes the payee signed; absent when
+        /// the payee could not make one.
+        public let receipt: String?
+
+        /// Builds the frame body.
+        public init(messageID: UUID, paymentID: UUID, receipt: String?) {
+            self.messageID = messageID
+            self.paymentID = paymentID
+            self.receipt = receipt
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case messageID, paymentID, receipt
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.messageID = try container.decode(UUID.self, forKey: .messageID)
+            self.paymentID = try container.decode(UUID.self, forKey: .paymentID)
+            // Checked as a receipt by the receiver, which keeps it only if it verifies; here only its size.
+            if container.contains(.receipt) {
+                let text = try container.decode(String.self, forKey: .receipt)
+                guard text.utf8.count <= Limits.maxReceiptSize else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .receipt, in: container,
+                        debugDescription: "a receipt is at most \(Limits.maxReceiptSize) bytes")
+                }
+                self.receipt = text
+            } else {
+                self.receipt = nil
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(messageID.wireString, forKey: .messageID)
+            try container.encode(paymentID.wireString, forKey: .paymentID)
+            try container.encodeIfPresent(receipt, forKey: .receipt)
+        }
+    }
+}

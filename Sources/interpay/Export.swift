@@ -1,0 +1,114 @@
+import ArgumentParser
+import InterPayControl
+import InterPayCore
+
+/// `interpay export`
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export payments for the books, as CSV (RFC 4180) or JSON, one row per payment, oldest first.",
+        discussion: """
+            Amounts are decimal strings with the currency's digits, times ISO 8601 UTC; columns: \
+            \(Export.columns.joined(separator: ", ")). --from and --to take YYYY-MM-DD (UTC) or \
+            YYYY-MM-DDTHH:MM:SSZ and select by creation time: from on or after --from, to before the end of --to's \
+            day (or before --to's exact time).
+            """)
+
+    /// The columns, in order; the JSON form uses the same names.
+    static let columns = [
+        "id", "direction", "peer_id", "peer_name", "amount", "currency", "memo", "category", "state", "confirmed",
+        "created_at", "expires_at", "accepted_at", "paid_at", "settled_at", "method", "reference", "quote_amount",
+        "quote_currency", "quote_rate", "quote_rates_at", "receipt",
+    ]
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "csv or json.")
+    var format: String = "csv"
+
+    @Option(help: "Only payments created on or after this date (YYYY-MM-DD, UTC) or time.")
+    var from: String?
+
+    @Option(help: "Only payments created up to the end of this date (YYYY-MM-DD, UTC), or before this time.")
+    var to: String?
+
+    @Option(help: "Only payments in this state: pending, accepted, paid, settled, rejected, cancelled, expired.")
+    var state: String?
+
+    func validate() throws {
+        guard ["csv", "json"].contains(format) else { throw ValidationError("--format must be csv or json") }
+        if let from, Self.time(from, endOfDay: false) == nil {
+            throw ValidationError("--from must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
+        }
+        if let to, Self.time(to, endOfDay: true) == nil {
+            throw ValidationError("--to must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
+        }
+        if let state, PaymentState(rawValue: state) == nil {
+            throw ValidationError(
+                "--state must be one of \(PaymentState.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    /// A date (its start, or with `endOfDay` the start of the next day) or an exact time.
+    static func time(_ text: String, endOfDay: Bool) -> Timestamp? {
+        if let exact = ISO8601Time.parse(text) { return exact }
+        guard let day = ISO8601Time.parse(text + "T00:00:00Z") else { return nil }
+        return endOfDay ? day.adding(seconds: 86_400) : day
+    }
+
+    func run() async throws {
+        var params: [String: JSONValue] = [:]
+        if let from, let time = Self.time(from, endOfDay: false) { params["from"] = .int(time.secondsSince1970) }
+        if let to, let time = Self.time(to, endOfDay: true) { params["to"] = .int(time.secondsSince1970) }
+        if let state { params["state"] = .string(state) }
+        let result = try await global.call("export", params)
+        let rows = (result.field("payments")?.items ?? []).map(Self.row)
+        if format == "json" {
+            let objects = rows.map { row in
+                JSONValue.object(
+                    Dictionary(
+                        uniqueKeysWithValues: zip(Self.columns, row).map { ($0, $1.map(JSONValue.string) ?? .null) }))
+            }
+            print(JSONValue.object(["payments": .array(objects)]).jsonText)
+        } else {
+            var text = Self.csvLine(Self.columns)
+            for row in rows { text += Self.csvLine(row.map { $0 ?? "" }) }
+            print(text, terminator: "")
+        }
+    }
+
+    /// One payment's cells, in `columns` order; nil for an empty cell.
+    static func row(_ payment: JSONValue) -> [String?] {
+        func time(_ key: String) -> String? {
+            payment.field(key)?.integer.map { ISO8601Time.format(Timestamp(secondsSince1970: $0)) }
+        }
+        // Raw strings: the export is data for other programs, not text for a terminal.
+        func text(_ key: String) -> String? { payment.field(key)?.stringValue }
+        let quote = payment.field("quote")?.objectValue != nil ? payment.field("quote") : nil
+        let peer = payment.field("peer")
+        return [
+            text("id"), text("direction"), peer?.field("id")?.stringValue, peer?.field("name")?.stringValue,
+            text("amount"),
+            text("currency"), text("memo"), text("category"), text("state"),
+            payment.field("confirmed") == .bool(true) ? "true" : "false", time("createdAt"), time("expiresAt"),
+            time("acceptedAt"), time("paidAt"), time("settledAt"), text("method"), text("reference"),
+            quote?.field("amount")?.stringValue, quote?.field("currency")?.stringValue,
+            quote?.field("rate")?.stringValue,
+            quote?.field("ratesUpdatedAt")?.integer.map { ISO8601Time.format(Timestamp(secondsSince1970: $0)) },
+            payment.field("receipt") == .bool(true) ? "true" : "false",
+        ]
+    }
+
+    /// One CSV record (RFC 4180): a field holding a comma, a quote, CR or LF is quoted, quotes doubled; CRLF ends it.
+    static func csvLine(_ fields: [String]) -> String {
+        fields.map { field in
+            guard field.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" })
+            else { return field }
+            var quoted = "\""
+            for character in field {
+                quoted.append(character)
+                if character == "\"" { quoted.append("\"") }
+            }
+            return quoted + "\""
+        }.joined(separator: ",") + "\r\n"
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay paid`
+struct Paid: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Mark a payment you accepted as paid: you handed the money over (cash, card, transfer…).",
+        discussion: """
+            InterPay moves no money: this records that you paid, outside InterPay, and tells the payee, who \
+            confirms with 'interpay received'. Waits for the payee's answer and prints the outcome; refused before \
+            the payee confirmed your acceptance, and with a peer whose daemon does not support receipts.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: PaymentArgument
+
+    @Option(help: "How you paid: cash, card, transfer or other.")
+    var method: String?
+
+    @Option(help: "Your reference for the payment (a transfer number…), at most 100 characters.")
+    var reference: String?
+
+    func validate() throws {
+        if let method, !["cash", "card", "transfer", "other"].contains(method) {
+            throw ValidationError("--method must be cash, card, transfer or other")
+        }
+        if let reference, reference.isEmpty || reference.unicodeScalars.count > 100 {
+            throw ValidationError("--reference has 1 to 100 characters")
+        }
+    }
+
+    func run() async throws {
+        var params: [String: JSONValue] = ["payment": .string(target.payment)]
+        if let method { params["method"] = .string(method) }
+        if let reference { params["reference"] = .string(reference) }
+        try await PaymentDecisionCommand.run("paid", params, global: global)
+    }
+}

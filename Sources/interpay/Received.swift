@@ -1,0 +1,19 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay received`
+struct Received: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Confirm the money of a payment you asked for arrived: the payment is settled.",
+        discussion: """
+            Works on an accepted payment, whether or not the payer marked it paid. Your daemon signs a receipt with \
+            its identity key and sends it to the payer ('interpay receipt' writes it).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: PaymentArgument
+
+    func run() async throws {
+        try await PaymentDecisionCommand.run("received", ["payment": .string(target.payment)], global: global)
+    }
+}

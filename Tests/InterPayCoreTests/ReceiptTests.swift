@@ -1,0 +1,112 @@
+import Foundation
+import InterPayCore
+import Testing
+
+@Suite("Signed receipts")
+struct ReceiptTests {
+    static func receipt(signer: ReceiptSigner, quote: Bool = true) throws -> Receipt {
+        let payer = PeerID(subjectPublicKeyInfoDER: Array("payer".utf8))
+        return Receipt(
+            paymentID: Fixtures.fixedUUID(7), payeeID: signer.peerID, payeeName: "Café \"Ana\"",
+            payerID: payer, payerName: "bob", amount: try Money(parsing: "12.50", currencyCode: "MXN"),
+            memo: "lunch\\tacos ✓", category: "food", acceptedAt: Timestamp(secondsSince1970: 1_764_000_000),
+            settledAt: Timestamp(secondsSince1970: 1_764_000_600), method: .transfer, reference: "SPEI 0042",
+            quote: quote
+                ? Receipt.Quote(
+                    amount: try Money(parsing: "0.62", currencyCode: "EUR"), rate: "0.0496",
+                    ratesAt: Timestamp(secondsSince1970: 1_763_990_000)) : nil,
+            payeeKey: signer.publicKeyDER)
+    }
+
+    @Test("a signed receipt verifies, and its text is the canonical form with sorted keys and no whitespace")
+    func signAndVerify() throws {
+        let signer = ReceiptSigner()
+        let signed = try SignedReceipt.sign(try Self.receipt(signer: signer), with: signer)
+        let verified = try SignedReceipt(verifying: signed.text)
+        #expect(verified == signed)
+        #expect(try SignedReceipt(verifying: Array((signed.text + "\n").utf8)) == signed)
+        #expect(
+            signed.text.hasPrefix("{\"acceptedAt\":\"2025-11-24T16:00:00Z\",\"amount\":\"1250\",\"category\":\"food\""))
+        #expect(signed.text.contains("\"payeeName\":\"Café \\\"Ana\\\"\""))
+        #expect(signed.text.contains("\"memo\":\"lunch\\\\tacos ✓\""))
+        #expect(
+            signed.text.contains(
+                "\"quote\":{\"amount\":\"62\",\"currency\":\"EUR\",\"rate\":\"0.0496\",\"ratesAt\":\"2025-11-24T13:13:20Z\"}"
+            ))
+        #expect(!signed.text.contains(" \"") && !signed.text.contains("\n"))
+        #expect(signed.signature.count == 64)
+        #expect(signed.summary.contains("12.50 MXN"))
+        // Without the optional members.
+        var bare = try Self.receipt(signer: signer, quote: false)
+        bare.category = nil
+        bare.method = nil
+        bare.reference = nil
+        let bareSigned = try SignedReceipt.sign(bare, with: signer)
+        #expect(try SignedReceipt(verifying: bareSigned.text).receipt == bare)
+        #expect(!bareSigned.text.contains("quote") && !bareSigned.text.contains("method"))
+    }
+
+    @Test("a receipt with any byte changed fails to verify")
+    func everyByteMatters() throws {
+        let signer = ReceiptSigner()
+        let signed = try SignedReceipt.sign(try Self.receipt(signer: signer), with: signer)
+        let bytes = Array((signed.text + "\n").utf8)
+        for index in bytes.indices {
+            for replacement: UInt8 in [bytes[index] ^ 0x01, bytes[index] == 0x20 ? 0x21 : 0x20] {
+                var changed = bytes
+                changed[index] = replacement
+                #expect(throws: ReceiptError.self, "byte \(index)") { try SignedReceipt(verifying: changed) }
+            }
+        }
+        // Whitespace between members, reordered members or an added member: not the canonical form.
+        let spaced = signed.text.replacingOccurrences(of: "\",\"", with: "\", \"")
+        #expect(throws: ReceiptError.notCanonical) { try SignedReceipt(verifying: spaced) }
+        let added = "{\"extra\":\"x\"," + signed.text.dropFirst()
+        #expect(throws: ReceiptError.notCanonical) { try SignedReceipt(verifying: added) }
+    }
+
+    @Test("a changed amount with a fresh canonical form fails the signature")
+    func changedTerms() throws {
+        let signer = ReceiptSigner()
+        let signed = try SignedReceipt.sign(try Self.receipt(signer: signer), with: signer)
+        let forged = signed.text.replacingOccurrences(of: "\"amount\":\"1250\"", with: "\"amount\":\"9250\"")
+        #expect(throws: ReceiptError.badSignature) { try SignedReceipt(verifying: forged) }
+    }
+
+    @Test("a key that does not hash to the payee ID fails, even with a valid signature by that key")
+    func keyMustMatchPayee() throws {
+        let payee = ReceiptSigner()
+        let mallory = ReceiptSigner()
+        // Mallory signs terms naming the payee's ID with her own key.
+        var terms = try Self.receipt(signer: payee)
+        terms.payeeKey = mallory.publicKeyDER
+        #expect(throws: ReceiptError.keyMismatch) { try SignedReceipt.sign(terms, with: mallory) }
+        terms.payeeID = mallory.peerID
+        let signed = try SignedReceipt.sign(terms, with: mallory)
+        let renamed = signed.text.replacingOccurrences(
+            of: mallory.peerID.description, with: payee.peerID.description)
+        #expect(throws: ReceiptError.keyMismatch) { try SignedReceipt(verifying: renamed) }
+    }
+
+    @Test("malformed receipts name what is wrong")
+    func malformed() throws {
+        #expect(throws: ReceiptError.self) { try SignedReceipt(verifying: "not json") }
+        do {
+            _ = try SignedReceipt(verifying: "{\"type\":\"interpay-receipt\"}")
+            Issue.record("accepted a receipt without members")
+        } catch {
+            #expect(error.description.contains("missing"))
+        }
+    }
+
+    @Test("ISO 8601 times format and parse exactly")
+    func times() {
+        for seconds: Int64 in [0, 951_782_400, 1_764_000_000, 4_102_444_799] {
+            let time = Timestamp(secondsSince1970: seconds)
+            #expect(ISO8601Time.parse(ISO8601Time.format(time)) == time)
+        }
+        #expect(ISO8601Time.format(Timestamp(secondsSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+        #expect(ISO8601Time.parse("2025-02-29T00:00:00Z") == nil)
+        #expect(ISO8601Time.parse("2025-11-24T16:00:00+00:00") == nil)
+    }
+}

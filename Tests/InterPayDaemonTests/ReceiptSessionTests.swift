@@ -1,0 +1,56 @@
+import Foundation
+import InterPayCore
+import InterPayEngine
+import InterPayTestSupport
+import Testing
+
+@testable import InterPayDaemon
+
+@Suite("Settlement and receipts over TLS sessions", .serialized)
+struct ReceiptSessionTests {
+    static let withReceipts = [PaymentMessage.Pairing.capability, PaymentMessage.receiptsCapability]
+
+    @Test("the receipt is signed with the TLS identity key: its key hashes to the payee's peer ID; both sides store it")
+    func receiptOverTLS() async throws {
+        let alice = try await EngineHarness(name: "alice", capabilities: Self.withReceipts)
+        let bob = try await EngineHarness(name: "bob", capabilities: Self.withReceipts)
+        await alice.connect(to: bob)
+        #expect(TransportLink(sessions: alice.sessions).session(with: bob.id)?.supportsReceipts == true)
+        let record = try await alice.engine.request(
+            from: bob.id, amount: Money(minorUnits: 1_250, currency: try CurrencyCode("MXN")), memo: "tacos",
+            category: nil, expiresIn: 600, wait: .seconds(10))
+        _ = try await bob.engine.decide(.accept, paymentID: record.id, wait: .seconds(10))
+        let paid = try await bob.engine.markPaid(
+            paymentID: record.id, method: .cash, reference: nil, wait: .seconds(10))
+        #expect(paid.state == .paid && paid.confirmed)
+        let settled = try await alice.engine.settle(paymentID: record.id)
+        let text = try #require(settled.receipt)
+        let receipt = try SignedReceipt(verifying: text).receipt
+        #expect(receipt.payeeID == alice.id && PeerID(subjectPublicKeyInfoDER: receipt.payeeKey) == alice.id)
+        #expect(receipt.payerName == "bob" && receipt.method == .cash)
+        await eventually("bob stores the same receipt") {
+            (try? await bob.database.payment(id: record.id))?.receipt == text
+        }
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a payer announcing no receipts capability completes request → accept; the payee settles on its side only")
+    func peerWithoutTheCapability() async throws {
+        let alice = try await EngineHarness(name: "alice", capabilities: Self.withReceipts)
+        let bob = try await EngineHarness(name: "bob")
+        await alice.connect(to: bob)
+        #expect(TransportLink(sessions: alice.sessions).session(with: bob.id)?.supportsReceipts == false)
+        let record = try await alice.engine.request(
+            from: bob.id, amount: Money(minorUnits: 500, currency: try CurrencyCode("EUR")), memo: "", category: nil,
+            expiresIn: 600, wait: .seconds(10))
+        let accepted = try await bob.engine.decide(.accept, paymentID: record.id, wait: .seconds(10))
+        #expect(accepted.state == .accepted && accepted.confirmed)
+        let settled = try await alice.engine.settle(paymentID: record.id)
+        #expect(settled.state == .settled && settled.receipt != nil)
+        #expect(try await alice.database.outbox(peerID: bob.id).isEmpty)
+        #expect(try await bob.database.payment(id: record.id)?.state == .accepted)
+        await alice.stop()
+        await bob.stop()
+    }
+}
