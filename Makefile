@@ -3,7 +3,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
-.PHONY: all deps build build-tests check scenarios test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
+.PHONY: all deps build build-tests check scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-receipts test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke fuzz test-fuzz
@@ -79,6 +79,7 @@ check: deps ## for every change: debug build, Swift tests, vectors, the fast sce
 	$(TIMED) build-tests $(MAKE) --no-print-directory build-tests
 	$(TIMED) swift-tests $(SWIFT) test --skip-build
 	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
+	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
 	$(TIMED) scenarios scripts/run-scenarios -j $(SCENARIO_JOBS) $(CHECK_SCENARIOS)
 	@echo "make check: all checks passed"
 	@scripts/timed --report $(TIMES)
@@ -88,6 +89,7 @@ test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmar
 	$(TIMED) build-tests $(MAKE) --no-print-directory build-tests
 	$(TIMED) swift-tests $(SWIFT) test --skip-build
 	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
+	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
 	$(TIMED) scenarios scripts/run-scenarios -j $(SCENARIO_JOBS) $(SCENARIOS)
 	$(TIMED) release-build $(MAKE) --no-print-directory bench-build
 	$(TIMED) install $(MAKE) --no-print-directory test-install
@@ -204,6 +206,10 @@ bench-micro-smoke: bench-build ## every micro benchmark for a few iterations: ch
 
 format: ## format Swift sources in place with swift-format
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+# Every bash script of scripts/ (found by its first line); settings in .shellcheckrc.
+lint-scripts: deps ## shellcheck on every shell script (part of make check and make test)
+	shellcheck $$(grep -l -m1 '^#!/usr/bin/env bash' scripts/* 2>/dev/null)
 
 lint: ## report formatting issues without changing files
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
