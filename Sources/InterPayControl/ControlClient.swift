@@ -1,17 +1,7 @@
+import FoundationEssentials
+import Glibc
 import NIOPosix
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Talks to the local daemon over the control socket; what the `interpay` CLI uses.
 ///

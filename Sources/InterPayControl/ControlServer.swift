@@ -1,12 +1,7 @@
+import Glibc
 public import Logging
 import NIOCore
 import NIOPosix
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Serves the control socket: JSON-RPC 2.0, one JSON object per line, for the local CLI.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import Glibc
 
 /// File-system chores around the control socket: its directory, a left-over socket, its modes, its removal.
 ///

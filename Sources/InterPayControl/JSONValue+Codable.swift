@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension JSONValue: Codable {
     /// Decodes any JSON value; integers that fit in `Int64` become `.int`.

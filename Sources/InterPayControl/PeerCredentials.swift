@@ -1,16 +1,6 @@
+import FoundationEssentials
+import Glibc
 import NIOCore
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Who is on the other end of a Unix socket connection, as the kernel reports it (`SO_PEERCRED`).
 struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {

@@ -1,10 +1,5 @@
+import Glibc
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// A blocking connection to a Unix stream socket, for the client's dedicated threads.
 ///

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Turns `PaymentMessage`s into frames and back: a 4-byte big-endian length, then that many bytes of UTF-8 JSON.
 ///

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// What can still be read from a frame body that failed to decode: its `type` and `messageID`, when present and
 /// well formed. PROTOCOL.md §13.2 answers such a frame with `ref` when its message ID could be read, and never

@@ -1,10 +1,5 @@
 import Crypto
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The 6-digit verification code two peers derive when pairing: a short authentication string.
 ///

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension PaymentMessage {
     /// The `pair` frame: one step of pairing two peers with a short verification code (PROTOCOL.md §7.9).

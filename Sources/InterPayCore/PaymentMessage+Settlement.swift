@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension PaymentMessage {
     /// The hello capability of daemons that speak settlement (`paid`, `settle`) and receipts (PROTOCOL.md §8.5).

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// One frame of the InterPay peer protocol, version 1 (see `protocol/PROTOCOL.md`).
 ///

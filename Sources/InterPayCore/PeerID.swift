@@ -1,10 +1,5 @@
 import Crypto
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The identity of an InterPay daemon: the SHA-256 of the DER SubjectPublicKeyInfo of its TLS key.
 ///

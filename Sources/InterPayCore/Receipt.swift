@@ -1,10 +1,5 @@
 import Crypto
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// What a payee's signed receipt says about one settled payment (PROTOCOL.md §17).
 ///

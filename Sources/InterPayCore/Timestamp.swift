@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A point in time as whole seconds since the Unix epoch (UTC): the wire's `time` type.
 ///

@@ -1,11 +1,6 @@
+import FoundationEssentials
 import InterPayControl
 import InterPayCore
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A failure with its message and the documented exit code.
 struct CLIError: Error {

@@ -1,16 +1,6 @@
+import FoundationEssentials
+import Glibc
 import InterPayControl
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Human formats shared by the subcommands.
 enum Formatting {

@@ -1,11 +1,6 @@
 import ArgumentParser
+import FoundationEssentials
 import InterPayControl
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {

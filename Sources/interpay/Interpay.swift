@@ -1,15 +1,6 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
+import Glibc
 
 /// `interpay`: the command-line companion of `interpayd`.
 @main

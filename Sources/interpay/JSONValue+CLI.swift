@@ -1,11 +1,6 @@
+import FoundationEssentials
 import InterPayControl
 import InterPayCore
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension JSONValue {
     /// The member `key` of an object.

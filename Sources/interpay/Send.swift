@@ -1,12 +1,7 @@
 import ArgumentParser
+import FoundationEssentials
 import InterPayControl
 import InterPayCore
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `interpay send`
 struct Send: AsyncParsableCommand {
