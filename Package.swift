@@ -26,7 +26,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -48,9 +47,12 @@ let package = Package(
         ),
 
         // MARK: Core
+        // The one strict JSON reader (numbers kept as text, duplicate members refused while parsing): frames,
+        // control requests and exchange-rate bodies.
+        .target(name: "InterPayJSON", swiftSettings: swiftSettings),
         .target(
             name: "InterPayCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["InterPayJSON", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
 
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "InterPayRates",
             dependencies: [
-                "CCurl", "InterPayCore",
+                "CCurl", "InterPayCore", "InterPayJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -94,10 +96,9 @@ let package = Package(
         .target(
             name: "InterPayControl",
             dependencies: [
-                "InterPayCore",
+                "InterPayJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -185,6 +186,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "InterPayJSONTests", dependencies: ["InterPayJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "CDNSSDTests", dependencies: ["CDNSSD"], swiftSettings: swiftSettings),
         .testTarget(
             name: "InterPayDiscoveryTests", dependencies: ["InterPayTestSupport", "InterPayDiscovery"],

@@ -58,11 +58,16 @@ public struct ControlClient: Sendable {
         let subscription = Subscription()
         continuation.onTermination = { _ in subscription.terminate() }
         let client = self
-        // Not `runIfActive`: this is not an async context, and the work must run even if nobody awaits it.
-        NIOThreadPool.singleton.submit { _ in
-            // The shared pool is never shut down, so the state is always `.active`; the subscription runs either way
-            // so that the stream always ends.
+        // A pool of its own, not the shared one: a subscription blocks its thread for as long as it lasts, and the
+        // shared pool has one thread per core, which a few subscriptions would take from every `call`.
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        pool.submit { _ in
+            // The pool was just started and is shut down only below, so the state is `.active`; the subscription
+            // runs either way so that the stream always ends.
             client.runSubscription(continuation: continuation, subscription: subscription)
+            // Joins the thread on a dispatch queue once this work item has returned; nothing is left to report.
+            pool.shutdownGracefully { _ in }
         }
         return stream
     }

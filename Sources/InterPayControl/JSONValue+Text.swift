@@ -1,14 +1,55 @@
-// JSON text: a strict RFC 8259 parser and a compact writer, so that integers never pass through `Double`.
+// JSON text: read with the project's one strict parser (`JSONTree`), written compactly, so that integers never
+// pass through `Double`.
+
+public import InterPayJSON
 
 extension JSONValue {
     /// The deepest nesting of arrays and objects the parser accepts.
     public static let maximumDepth = 256
 
     /// Parses one JSON value from UTF-8 bytes (surrounding whitespace allowed, nothing else after the value).
+    ///
+    /// An object with two members of the same name is refused (which of the two counts is not defined). A number
+    /// without fraction or exponent that fits in 64 bits is `.int`; any other finite number is `.double`; one
+    /// beyond `Double`'s range is refused.
     public init(parsing bytes: some Sequence<UInt8>) throws(JSONParseError) {
-        let array = Array(bytes)
-        var parser = JSONParser(bytes: array)
-        self = try parser.parseDocument()
+        let tree: JSONTree
+        do {
+            tree = try JSONTree.parse(Array(bytes), maximumDepth: Self.maximumDepth, duplicateMembers: .refuse)
+        } catch {
+            throw JSONParseError(error.reason, offset: error.offset)
+        }
+        self = try JSONValue(tree)
+    }
+
+    /// The value of a parsed tree; its numbers become `.int` or `.double` as `init(parsing:)` says.
+    public init(_ tree: JSONTree) throws(JSONParseError) {
+        switch tree {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .string(let value): self = .string(value)
+        case .number(let text):
+            let integral = !text.utf8.contains {
+                $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+            }
+            if integral, let value = Int64(text) {
+                self = .int(value)
+            } else if let value = Double(text), value.isFinite {
+                self = .double(value)
+            } else {
+                throw JSONParseError("number out of range: \(text.prefix(40))", offset: 0)
+            }
+        case .array(let elements):
+            var values: [JSONValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements { values.append(try JSONValue(element)) }
+            self = .array(values)
+        case .object(let members):
+            var values: [String: JSONValue] = [:]
+            values.reserveCapacity(members.count)
+            for member in members { values[member.key] = try JSONValue(member.value) }
+            self = .object(values)
+        }
     }
 
     /// Parses one JSON value from a string.
@@ -88,256 +129,5 @@ extension JSONValue {
             }
         }
         output.append(UInt8(ascii: "\""))
-    }
-}
-
-/// A recursive-descent parser over a byte array (RFC 8259, no extensions).
-struct JSONParser {
-    private let bytes: [UInt8]
-    private var index = 0
-    private var depth = 0
-
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
-        skipWhitespace()
-        let value = try parseValue()
-        skipWhitespace()
-        guard index == bytes.count else { throw JSONParseError("unexpected data after the value", offset: index) }
-        return value
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
-    }
-
-    private func peek() -> UInt8? {
-        index < bytes.count ? bytes[index] : nil
-    }
-
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        guard let byte = peek() else { throw JSONParseError("unexpected end of input", offset: index) }
-        switch byte {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw JSONParseError("unexpected character '\(Self.printable(byte))'", offset: index)
-        }
-    }
-
-    private mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
-        let start = index
-        for expected in literal.utf8 {
-            guard peek() == expected else { throw JSONParseError("invalid literal", offset: start) }
-            index += 1
-        }
-    }
-
-    private mutating func enter() throws(JSONParseError) {
-        depth += 1
-        guard depth <= JSONValue.maximumDepth else {
-            throw JSONParseError("nesting deeper than \(JSONValue.maximumDepth)", offset: index)
-        }
-    }
-
-    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enter()
-        index += 1  // {
-        var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw JSONParseError("expected a member name", offset: index) }
-            let key = try parseString()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { throw JSONParseError("expected ':'", offset: index) }
-            index += 1
-            skipWhitespace()
-            members[key] = try parseValue()
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return .object(members)
-            case nil:
-                throw JSONParseError("unterminated object", offset: index)
-            default:
-                throw JSONParseError("expected ',' or '}'", offset: index)
-            }
-        }
-    }
-
-    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        try enter()
-        index += 1  // [
-        var elements: [JSONValue] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue())
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(elements)
-            case nil:
-                throw JSONParseError("unterminated array", offset: index)
-            default:
-                throw JSONParseError("expected ',' or ']'", offset: index)
-            }
-        }
-    }
-
-    private mutating func parseString() throws(JSONParseError) -> String {
-        let start = index
-        index += 1  // opening quote
-        var scalars: [UInt8] = []
-        while true {
-            guard let byte = peek() else { throw JSONParseError("unterminated string", offset: start) }
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                guard let string = String(validating: scalars, as: UTF8.self) else {
-                    throw JSONParseError("string is not valid UTF-8", offset: start)
-                }
-                return string
-            case UInt8(ascii: "\\"):
-                index += 1
-                try parseEscape(into: &scalars)
-            case 0x00..<0x20:
-                throw JSONParseError("unescaped control character in string", offset: index)
-            default:
-                scalars.append(byte)
-                index += 1
-            }
-        }
-    }
-
-    private mutating func parseEscape(into output: inout [UInt8]) throws(JSONParseError) {
-        guard let byte = peek() else { throw JSONParseError("unterminated escape", offset: index) }
-        index += 1
-        switch byte {
-        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
-        case UInt8(ascii: "/"): output.append(UInt8(ascii: "/"))
-        case UInt8(ascii: "b"): output.append(0x08)
-        case UInt8(ascii: "f"): output.append(0x0C)
-        case UInt8(ascii: "n"): output.append(0x0A)
-        case UInt8(ascii: "r"): output.append(0x0D)
-        case UInt8(ascii: "t"): output.append(0x09)
-        case UInt8(ascii: "u"):
-            let start = index - 2
-            var code = UInt32(try parseHex4())
-            if (0xD800..<0xDC00).contains(code) {
-                guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
-                else { throw JSONParseError("unpaired surrogate in \\u escape", offset: start) }
-                index += 2
-                let low = UInt32(try parseHex4())
-                guard (0xDC00..<0xE000).contains(low) else {
-                    throw JSONParseError("unpaired surrogate in \\u escape", offset: start)
-                }
-                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-            }
-            guard let scalar = Unicode.Scalar(code) else {
-                throw JSONParseError("unpaired surrogate in \\u escape", offset: start)
-            }
-            output.append(contentsOf: String(scalar).utf8)
-        default:
-            throw JSONParseError("invalid escape '\\\(Self.printable(byte))'", offset: index - 2)
-        }
-    }
-
-    private mutating func parseHex4() throws(JSONParseError) -> UInt16 {
-        guard index + 4 <= bytes.count else { throw JSONParseError("truncated \\u escape", offset: index) }
-        var value: UInt16 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw JSONParseError("invalid hex digit in \\u escape", offset: index)
-            }
-            value = value << 4 | UInt16(digit)
-            index += 1
-        }
-        return value
-    }
-
-    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
-        let start = index
-        if peek() == UInt8(ascii: "-") { index += 1 }
-        guard let first = peek(), Self.isDigit(first) else { throw JSONParseError("invalid number", offset: start) }
-        index += 1
-        if first == UInt8(ascii: "0"), let next = peek(), Self.isDigit(next) {
-            throw JSONParseError("leading zero in number", offset: start)
-        }
-        skipDigits()
-        var integral = true
-        if peek() == UInt8(ascii: ".") {
-            integral = false
-            index += 1
-            guard let digit = peek(), Self.isDigit(digit) else {
-                throw JSONParseError("expected a digit after '.'", offset: index)
-            }
-            skipDigits()
-        }
-        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
-            integral = false
-            index += 1
-            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
-            guard let digit = peek(), Self.isDigit(digit) else {
-                throw JSONParseError("expected a digit in the exponent", offset: index)
-            }
-            skipDigits()
-        }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if integral, let value = Int64(text) { return .int(value) }
-        guard let value = Double(text), value.isFinite else {
-            throw JSONParseError("number out of range", offset: start)
-        }
-        return .double(value)
-    }
-
-    private mutating func skipDigits() {
-        while let byte = peek(), Self.isDigit(byte) { index += 1 }
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
-
-    private static func printable(_ byte: UInt8) -> String {
-        guard !(0x21..<0x7F).contains(byte) else { return String(UnicodeScalar(byte)) }
-        let hex = Array("0123456789ABCDEF".utf8)
-        return "0x" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import InterPayJSON
 
 /// Turns `PaymentMessage`s into frames and back: a 4-byte big-endian length, then that many bytes of UTF-8 JSON.
 ///
@@ -100,8 +101,13 @@ public struct FrameCodec: Sendable {
         } catch {
             throw .invalidJSON(String(describing: error))
         }
-        if let name = JSONMemberScan.firstDuplicate(in: data) {
-            throw .invalidJSON("duplicate member name '\(name.prefix(40))'")
+        // PROTOCOL.md §5.2: an object with two members of the same name is refused (parsers disagree on which one
+        // counts). The project's strict reader finds them while parsing; JSONDecoder keeps one silently.
+        do {
+            _ = try JSONTree.parse(data, duplicateMembers: .refuse)
+        } catch {
+            throw .invalidJSON(
+                error.duplicateName.map { "duplicate member name '\($0.prefix(40))'" } ?? error.description)
         }
         return message
     }
@@ -121,10 +127,10 @@ public struct FrameCodec: Sendable {
                 ? .invalidJSON(context.debugDescription) : .invalidField(path(context.codingPath), detail: "null")
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             // Foundation reports a number that does not fit its field (12.5 or -1 for an unsigned integer) as
-            // "not valid JSON" at the root. Only on this error path, tell the two apart with a plain parse.
-            // A body that does not parse even as loose JSON is reported as Foundation put it (the error is the
+            // "not valid JSON" at the root. Only on this error path, tell the two apart with the strict reader.
+            // A body that it does not read as an object is reported as Foundation put it (the error is the
             // answer, so it is not rethrown).
-            guard let object = try? JSONDecoder().decode(LooseJSON.self, from: body), case .object = object else {
+            guard let object = try? JSONTree.parse(body, duplicateMembers: .keep), case .object = object else {
                 return .invalidJSON(context.debugDescription)
             }
             // Foundation does not say which number; every number in a frame is an integer, so find the first one
@@ -142,15 +148,14 @@ public struct FrameCodec: Sendable {
         }
     }
 
-    /// The dotted path of the first number in `value` (members in name order) that `matches`, or nil.
-    private static func numberPath(in value: LooseJSON, path: String = "", where matches: (Double) -> Bool) -> String? {
+    /// The dotted path of the first number in `value` (members in name order) that `matches`, or nil. Numbers are
+    /// compared as doubles (a text beyond Double's range as infinite).
+    private static func numberPath(in value: JSONTree, path: String = "", where matches: (Double) -> Bool) -> String? {
         switch value {
-        case .object(let object):
-            for key in object.keys.sorted() {
-                let child = path.isEmpty ? key : path + "." + key
-                if let member = object[key], let found = numberPath(in: member, path: child, where: matches) {
-                    return found
-                }
+        case .object(let members):
+            for member in members.sorted(by: { $0.key < $1.key }) {
+                let child = path.isEmpty ? member.key : path + "." + member.key
+                if let found = numberPath(in: member.value, path: child, where: matches) { return found }
             }
             return nil
         case .array(let array):
@@ -158,43 +163,11 @@ public struct FrameCodec: Sendable {
                 if let found = numberPath(in: element, path: path + "[\(index)]", where: matches) { return found }
             }
             return nil
-        case .number(let number):
+        case .number(let text):
+            let number = Double(text) ?? (text.hasPrefix("-") ? -Double.infinity : .infinity)
             return matches(number) ? path : nil
-        case .other:
+        case .string, .bool, .null:
             return nil
-        }
-    }
-}
-
-/// Any JSON value, with every number read as a Double: enough to find the number a typed decode refused (JSONDecoder
-/// only, so that this module needs no more than FoundationEssentials).
-private enum LooseJSON: Decodable {
-    case object([String: LooseJSON])
-    case array([LooseJSON])
-    case number(Double)
-    case other
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .other
-        } else if let number = try? container.decode(Double.self) {
-            // Not a number: the next case is tried.
-            self = .number(number)
-        } else if let object = try? container.decode([String: LooseJSON].self) {
-            // Not an object: the next case is tried.
-            self = .object(object)
-        } else if let array = try? container.decode([LooseJSON].self) {
-            // Not an array: the next case is tried.
-            self = .array(array)
-        } else if (try? container.decode(Bool.self)) != nil {
-            // Not a boolean: it must be a string.
-            self = .other
-        } else {
-            // Decoded, not skipped: a string with a lone surrogate or a raw control character is not JSON, and
-            // that error makes the whole body invalid JSON, as JSONSerialization said.
-            _ = try container.decode(String.self)
-            self = .other
         }
     }
 }

@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import InterPayJSON
 
 /// What can still be read from a frame body that failed to decode: its `type` and `messageID`, when present and
 /// well formed. PROTOCOL.md §13.2 answers such a frame with `ref` when its message ID could be read, and never
@@ -16,33 +17,20 @@ public struct FrameHeader: Sendable, Hashable {
     }
 
     /// Reads `type` and `messageID` leniently from a frame body; a body that is not a JSON object gives neither.
+    /// A member of another type counts as absent.
     public init(lenientlyReading body: some Collection<UInt8>) {
-        // A body that is not a JSON object fails here; the scan below still looks at it.
-        if let object = try? JSONDecoder().decode(LenientHeader.self, from: Data(body)) {
-            self.init(type: object.type, messageID: object.messageID.flatMap { UUID(uuidString: $0) })
+        // The strict reader keeps numbers as text, so a number such as 1e400 does not stop it; repeated names are
+        // kept (the first counts) since the frame is refused anyway.
+        if let tree = try? JSONTree.parse(body, duplicateMembers: .keep) {
+            // Not JSON: the scan below reads what it can.
+            self.init(
+                type: tree["type"]?.stringValue,
+                messageID: tree["messageID"]?.stringValue.flatMap { UUID(uuidString: $0) })
             return
         }
-        // Foundation cannot parse every body worth answering with a ref (a number such as 1e400, invalid UTF-8
-        // in a memo): read the top-level string members directly.
+        // A body that is not JSON at all (invalid UTF-8 in a memo, a cut-off string) may still name its messageID,
+        // which the answer should quote (§13.2): read the top-level string members directly.
         let members = JSONMemberScan.topLevelStrings(in: body)
         self.init(type: members["type"], messageID: members["messageID"].flatMap { UUID(uuidString: $0) })
-    }
-}
-
-/// The `type` and `messageID` members of a JSON object, each nil when absent or not a string; decoding fails only
-/// when the body is not a JSON object.
-private struct LenientHeader: Decodable {
-    let type: String?
-    let messageID: String?
-
-    private enum CodingKeys: String, CodingKey {
-        case type, messageID
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        // A member of another type counts as absent, as it did with JSONSerialization.
-        type = try? container.decodeIfPresent(String.self, forKey: .type)
-        messageID = try? container.decodeIfPresent(String.self, forKey: .messageID)
     }
 }

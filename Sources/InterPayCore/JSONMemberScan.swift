@@ -1,46 +1,10 @@
-/// Member-level facts about a JSON text that Foundation's parsers do not give: an object with two members of the
-/// same name (PROTOCOL.md §5.2: receivers SHOULD reject such a frame as `invalid-json`, since parsers disagree on
-/// which of the two counts), and the top-level string members of a body that Foundation cannot parse at all (a
-/// number like `1e400`, invalid UTF-8), so that an error can still name the frame's `messageID` (§13.2).
+/// The top-level string members of a frame body that is not JSON at all (invalid UTF-8 in a memo, a string cut
+/// off), so that the error answering it can still name its `messageID` (PROTOCOL.md §13.2). Every body that is JSON
+/// is read by the strict reader (`JSONTree`); this scan is only the best effort for the others.
 ///
-/// Names are compared after unescaping (`"a"` and `"\u0061"` are the same name), code point by code point. The scan
-/// never traps, whatever the input; on text that is not JSON its answers are best effort.
+/// Names are compared after unescaping. The scan never traps, whatever the input; on text that is not JSON its
+/// answers are best effort.
 enum JSONMemberScan {
-    /// The first name that occurs twice in one object, or nil.
-    static func firstDuplicate(in body: some Collection<UInt8>) -> String? {
-        let bytes = Array(body)
-        // One entry per open container: the names seen so far for an object, nil for an array.
-        var containers: [Set<String>?] = []
-        var expectingName = false
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "{"):
-                containers.append([])
-                expectingName = true
-            case UInt8(ascii: "["):
-                containers.append(nil)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                _ = containers.popLast()
-                expectingName = false
-            case UInt8(ascii: ","):
-                expectingName = containers.last.map { $0 != nil } ?? false
-            case UInt8(ascii: "\""):
-                let (text, end) = string(in: bytes, from: index + 1)
-                if expectingName, let last = containers.indices.last, containers[last] != nil {
-                    if containers[last]?.insert(text).inserted == false { return text }
-                    expectingName = false
-                }
-                index = end
-            default:
-                break
-            }
-            index += 1
-        }
-        return nil
-    }
-
     /// The string members of the top-level object, first occurrence of each name; empty if the text is not an
     /// object.
     static func topLevelStrings(in body: some Collection<UInt8>) -> [String: String] {

@@ -1,5 +1,6 @@
 import Foundation
 public import InterPayCore
+import InterPayJSON
 
 /// Fetches rates from ExchangeRate-API's v6 JSON format, reading every rate exactly.
 ///
@@ -16,6 +17,8 @@ public import InterPayCore
 public struct ExchangeRateAPIProvider: RatesProvider {
     /// The keyless open endpoint, used when no template is configured.
     public static let defaultURLTemplate = "https://open.er-api.com/v6/latest/{base}"
+    /// The deepest nesting read in a body (the v6 format nests two levels); bodies are capped by the HTTP client.
+    static let maximumDepth = 32
 
     /// The URL template, with `{base}` and optionally `{key}`.
     public let urlTemplate: String
@@ -116,9 +119,9 @@ public struct ExchangeRateAPIProvider: RatesProvider {
     ) throws(RatesError)
         -> RateSnapshot
     {
-        let document: RawJSONValue
+        let document: JSONTree
         do {
-            document = try RawJSONParser.parse(body)
+            document = try JSONTree.parse(body, maximumDepth: Self.maximumDepth, duplicateMembers: .keep)
         } catch {
             throw .malformedResponse(url: url, reason: "the body is not JSON: \(error)")
         }
@@ -183,20 +186,22 @@ public struct ExchangeRateAPIProvider: RatesProvider {
 
     /// The `error-type` of an error document in `body`, if it is one.
     static func errorType(in body: [UInt8]) -> ExchangeRateAPIErrorType? {
-        guard let document = try? RawJSONParser.parse(body), document["result"]?.stringValue == "error" else {
+        guard let document = try? JSONTree.parse(body, maximumDepth: Self.maximumDepth, duplicateMembers: .keep),
+            document["result"]?.stringValue == "error"
+        else {
             return nil
         }
         return errorType(in: document)
     }
 
-    private static func errorType(in document: RawJSONValue) -> ExchangeRateAPIErrorType? {
+    private static func errorType(in document: JSONTree) -> ExchangeRateAPIErrorType? {
         guard let text = document["error-type"]?.stringValue else { return nil }
         return ExchangeRateAPIErrorType(rawValue: printable(text))
     }
 
     /// A Unix time field: a non-negative integer.
     private static func timestamp(
-        _ document: RawJSONValue, _ field: String, url: String
+        _ document: JSONTree, _ field: String, url: String
     ) throws(RatesError)
         -> Timestamp
     {

@@ -115,8 +115,13 @@ struct PairingTests {
         let refused = await errorText { _ = try await bob.pairing.start(with: mallory.id) }
         #expect(refused.contains("locked"), "\(refused)")
 
-        // A restart: a new coordinator over the reopened ledger still refuses.
+        // A restart: a new coordinator over the reopened ledger still refuses. The lock is written to the ledger
+        // after the machine locks (before any frame leaves), so wait for that write first.
         let reopened = try AppDatabase(path: bob.databasePath)
+        await eventually("the lock is in the ledger") {
+            // An unreadable ledger reads as "not yet"; the wait then fails with its own message.
+            (try? await reopened.pairingLockout(for: mallory.id))?.lockedUntil != nil
+        }
         var logger = Logger(label: "test.bob.restarted")
         logger.logLevel = .critical
         let restarted = PairingCoordinator(database: reopened, sessions: bob.sessions, logger: logger)

@@ -231,7 +231,12 @@ struct BoundsTests {
         let client = try await TestPeer(name: "Client") { $0.maxOutboundFrames = 100 }
         await client.manager.maintainConnection(
             key: "server", host: "127.0.0.1", port: port, expectedPeerID: server.identity.peerID)
-        await eventually("up") { await server.currentSessions().count == 1 }
+        // Both ends: the client sends only on a session its own manager has registered.
+        await eventually("up on both ends") {
+            let serverSide = await server.currentSessions().count
+            let clientSide = await client.manager.currentSessions().count
+            return serverSide == 1 && clientSide == 1
+        }
         var sent = 0
         for _ in 0..<600 {
             let frame = PaymentMessage.accept(.init(messageID: UUID(), paymentID: UUID()))

@@ -1,31 +1,41 @@
-/// A small, strict JSON parser (RFC 8259) that keeps numbers as text; see `RawJSONValue`.
-///
-/// Bodies are capped by the HTTP client, and nesting is limited to `maximumDepth`, so a hostile body can neither
-/// exhaust memory nor the stack.
-struct RawJSONParser {
-    /// The deepest nesting of objects and arrays accepted.
-    static let maximumDepth = 32
+extension JSONTree {
+    /// The default bound on the nesting of objects and arrays.
+    public static let defaultMaximumDepth = 64
 
-    private let bytes: [UInt8]
-    private var index = 0
-
-    private init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    /// Parses a whole document: one value, surrounded only by whitespace.
-    static func parse(_ bytes: [UInt8]) throws(RawJSONError) -> RawJSONValue {
-        var parser = RawJSONParser(bytes)
+    /// Parses a whole document (RFC 8259, no extensions): one value, surrounded only by whitespace.
+    ///
+    /// Strings must be valid UTF-8 without raw control characters, surrogate escapes must pair up, and numbers
+    /// follow the JSON grammar (their text is kept, so `1e400` or `0.9013` lose nothing). Nesting deeper than
+    /// `maximumDepth` is refused, so a hostile document cannot exhaust the stack; callers bound the input's size.
+    public static func parse(
+        _ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth,
+        duplicateMembers: DuplicateMembers = .refuse
+    ) throws(JSONSyntaxError) -> JSONTree {
+        var parser = JSONTreeParser(Array(bytes), maximumDepth: maximumDepth, duplicateMembers: duplicateMembers)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.failure("unexpected data after the value") }
+        guard parser.index == parser.bytes.count else { throw parser.failure("unexpected data after the value") }
         return value
+    }
+}
+
+/// The recursive-descent parser behind `JSONTree.parse`.
+private struct JSONTreeParser {
+    let bytes: [UInt8]
+    let maximumDepth: Int
+    let duplicateMembers: JSONTree.DuplicateMembers
+    var index = 0
+
+    init(_ bytes: [UInt8], maximumDepth: Int, duplicateMembers: JSONTree.DuplicateMembers) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+        self.duplicateMembers = duplicateMembers
     }
 
     // MARK: Values
 
-    private mutating func parseValue(depth: Int) throws(RawJSONError) -> RawJSONValue {
+    mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONTree {
         guard let byte = peek() else { throw failure("unexpected end of input, expected a value") }
         switch byte {
         case UInt8(ascii: "{"):
@@ -50,10 +60,12 @@ struct RawJSONParser {
         }
     }
 
-    private mutating func parseObject(depth: Int) throws(RawJSONError) -> RawJSONValue {
-        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+    private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONTree {
+        guard depth <= maximumDepth else { throw failure("nested deeper than \(maximumDepth) levels") }
         index += 1  // {
-        var members: [RawJSONValue.Member] = []
+        var members: [JSONTree.Member] = []
+        // The names seen so far, as code points (String equality would merge canonically equivalent names).
+        var names: Set<[Unicode.Scalar]> = []
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -62,12 +74,17 @@ struct RawJSONParser {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
+            let nameStart = index
             let key = try parseString()
+            if duplicateMembers == .refuse, !names.insert(Array(key.unicodeScalars)).inserted {
+                throw JSONSyntaxError(
+                    offset: nameStart, reason: "duplicate member name '\(key.prefix(40))'", duplicateName: key)
+            }
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "expected ':' after a member name")
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            members.append(RawJSONValue.Member(key: key, value: value))
+            members.append(JSONTree.Member(key: key, value: value))
             skipWhitespace()
             guard let byte = peek() else { throw failure("unexpected end of input inside an object") }
             index += 1
@@ -79,10 +96,10 @@ struct RawJSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(RawJSONError) -> RawJSONValue {
-        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+    private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONTree {
+        guard depth <= maximumDepth else { throw failure("nested deeper than \(maximumDepth) levels") }
         index += 1  // [
-        var elements: [RawJSONValue] = []
+        var elements: [JSONTree] = []
         skipWhitespace()
         if peek() == UInt8(ascii: "]") {
             index += 1
@@ -103,7 +120,7 @@ struct RawJSONParser {
     }
 
     /// A number's text, checked against the JSON grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    private mutating func parseNumber() throws(RawJSONError) -> String {
+    private mutating func parseNumber() throws(JSONSyntaxError) -> String {
         let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
         guard let first = peek(), Self.isDigit(first) else { throw failure("expected a digit") }
@@ -124,7 +141,7 @@ struct RawJSONParser {
     }
 
     /// A string's decoded text; the index is on its opening quote.
-    private mutating func parseString() throws(RawJSONError) -> String {
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1  // "
         var scalars = String.UnicodeScalarView()
         while true {
@@ -148,7 +165,7 @@ struct RawJSONParser {
     }
 
     /// The character of an escape sequence; the index is just after the backslash.
-    private mutating func parseEscape() throws(RawJSONError) -> Unicode.Scalar {
+    private mutating func parseEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
         guard let byte = peek() else { throw failure("unterminated escape sequence") }
         index += 1
         switch byte {
@@ -187,7 +204,7 @@ struct RawJSONParser {
     }
 
     /// Four hex digits of a `\u` escape.
-    private mutating func parseHex4() throws(RawJSONError) -> UInt32 {
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = peek() else { throw failure("unterminated \\u escape") }
@@ -205,7 +222,7 @@ struct RawJSONParser {
     }
 
     /// One multi-byte UTF-8 sequence, validated (no overlong forms, no surrogates, nothing above U+10FFFF).
-    private mutating func parseUTF8Scalar() throws(RawJSONError) -> Unicode.Scalar {
+    private mutating func parseUTF8Scalar() throws(JSONSyntaxError) -> Unicode.Scalar {
         let start = index
         var iterator = bytes[start...].makeIterator()
         var decoder = UTF8()
@@ -224,7 +241,7 @@ struct RawJSONParser {
         index + offset < bytes.count ? bytes[index + offset] : nil
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while let byte = peek(),
             byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
                 || byte == UInt8(ascii: "\r")
@@ -237,20 +254,20 @@ struct RawJSONParser {
         while let byte = peek(), Self.isDigit(byte) { index += 1 }
     }
 
-    private mutating func expect(_ byte: UInt8, _ message: String) throws(RawJSONError) {
+    private mutating func expect(_ byte: UInt8, _ message: String) throws(JSONSyntaxError) {
         guard peek() == byte else { throw failure(message) }
         index += 1
     }
 
-    private mutating func expectLiteral(_ literal: String) throws(RawJSONError) {
+    private mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {
         for byte in literal.utf8 {
             guard peek() == byte else { throw failure("invalid literal, expected '\(literal)'") }
             index += 1
         }
     }
 
-    private func failure(_ reason: String) -> RawJSONError {
-        RawJSONError(offset: index, reason: reason)
+    func failure(_ reason: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: index, reason: reason)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {
