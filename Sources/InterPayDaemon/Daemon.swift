@@ -30,7 +30,8 @@ public enum Daemon {
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
                     capabilities: [PaymentMessage.Pairing.capability]
-                        + (configuration.receipts ? [PaymentMessage.receiptsCapability] : []),
+                        + (configuration.receipts ? [PaymentMessage.receiptsCapability] : [])
+                        + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : []),
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                     keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
                     maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions),

@@ -39,6 +39,8 @@ extension DaemonSettings {
         maxRequestsPerMinute = try reader.integer("limits.max_requests_per_minute")
         maxUnauthenticated = try reader.integer("limits.max_unauthenticated")
         maxSessions = try reader.integer("limits.max_sessions")
+        subscriptionPeriodSeconds = try reader.integer("subscriptions.period_seconds").map(Int64.init)
+        subscriptionTimeZone = try reader.string("subscriptions.time_zone")
         try reader.rejectUnread()
     }
 
