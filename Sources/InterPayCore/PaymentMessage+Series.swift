@@ -59,12 +59,16 @@ extension PaymentMessage {
             self.messageID = try container.decode(UUID.self, forKey: .messageID)
             self.seriesID = try container.decode(UUID.self, forKey: .seriesID)
             func require(_ key: CodingKeys, when present: Bool) throws {
-                guard container.contains(key) == present else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: key, in: container,
-                        debugDescription: present
-                            ? "required by action \(action.rawValue)" : "not allowed with action \(action.rawValue)")
+                guard container.contains(key) != present else { return }
+                if present {
+                    throw DecodingError.keyNotFound(
+                        key,
+                        .init(
+                            codingPath: container.codingPath,
+                            debugDescription: "required by action \(action.rawValue)"))
                 }
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container, debugDescription: "not allowed with action \(action.rawValue)")
             }
             try require(.offer, when: action == .offer)
             try require(.cap, when: action == .approve)

@@ -705,7 +705,8 @@ def invalid_vectors():
     addj("series-offer-count-too-large", "series offer with count 10001.",
          series("offer", offer=series_offer(count=10001)), "invalid-field")
     addj("series-offer-same-peer", "series offer whose payer is its payee.",
-         series("offer", offer=series_offer(payer=ALICE)), "invalid-field")
+         series("offer", offer=series_offer(payer=ALICE)), "invalid-field", schemaDetectable=False,
+         semanticCheck="payee-differs-payer")
     addj("series-ack-unknown-state", "series ack with a state that does not exist.", series("ack", state="paused"),
          "invalid-field")
     addj("series-end-with-offer", "series end carrying an offer's terms (members of other actions are refused).",
