@@ -5,10 +5,10 @@ import InterPayEngine
 import InterPayStore
 
 extension ControlMethods {
-    /// The subscription methods: `subscribe`, `approve`, `decline`, `unsubscribe`, `subscriptions` (README).
+    /// The subscription methods: `offer` (the CLI's `subscribe`; the method name `subscribe` is the event stream's), `approve`, `decline`, `unsubscribe`, `subscriptions` (README).
     func subscriptionMethod(_ method: String, _ params: Params) async throws -> JSONValue {
         switch method {
-        case "subscribe": return try await subscribe(params)
+        case "offer": return try await subscribe(params)
         case "approve":
             let series = try await resolveSeries(try params.required("series"))
             var cap: Money?
@@ -34,7 +34,7 @@ extension ControlMethods {
         }
     }
 
-    /// `subscribe {peer, amount, currency, every, count?, start?, memo?, category?}`: offers a series (payee).
+    /// `offer {peer, amount, currency, every, count?, start?, memo?, category?}`: offers a series (payee).
     private func subscribe(_ params: Params) async throws -> JSONValue {
         let amount: Money
         do {

@@ -45,7 +45,7 @@ struct ControlMethods: ControlHandler {
             case "stats": return try await stats(params)
             case "convert": return try await convert(params)
             case "rates": return try await rates(params)
-            case "subscribe", "approve", "decline", "unsubscribe", "subscriptions":
+            case "offer", "approve", "decline", "unsubscribe", "subscriptions":
                 return try await subscriptionMethod(method, params)
             default: throw RPCError.methodNotFound(method)
             }

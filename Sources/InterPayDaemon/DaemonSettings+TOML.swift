@@ -65,7 +65,7 @@ private struct TOMLReader {
     let path: String
     private(set) var read: Set<String> = []
     /// The tables the daemon knows; any other table is unknown.
-    static let tables: Set<String> = ["control", "discovery", "rates", "limits"]
+    static let tables: Set<String> = ["control", "discovery", "rates", "limits", "subscriptions"]
 
     init(table: TOMLTable, text: String, path: String) {
         self.table = table

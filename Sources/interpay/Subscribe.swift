@@ -74,7 +74,7 @@ struct Subscribe: AsyncParsableCommand {
         if let category { params["category"] = .string(category) }
         if let count { params["count"] = .int(Int64(count)) }
         if let start { params["start"] = .string(start) }
-        let series = try await global.call("subscribe", params)
+        let series = try await global.call("offer", params)
         global.output(series) {
             print(series.string("id"))
         }
