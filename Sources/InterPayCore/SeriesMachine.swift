@@ -67,6 +67,8 @@ public enum SeriesHoldReason: String, Sendable, Hashable, Codable {
     case aboveCap = "above-cap"
     /// The period index lies outside the series (beyond its count).
     case outsideSeries = "outside-series"
+    /// The period is not due yet by the series' calendar (the payer's daemon checks this; `decide` does not).
+    case notDue = "not-due"
 }
 
 /// The pure state machine of a subscription series: transitions and the payer's standing-approval decision.

@@ -399,16 +399,25 @@ extension PaymentEngine {
         now: Timestamp
     ) throws -> (events: [PaymentEventRecord], actions: [PaymentLifecycle.Action], detail: String?) {
         guard let seriesID = record.seriesID, let index = record.seriesIndex else { return ([], [], nil) }
-        guard let series = try ledger.series(id: seriesID), series.role == .payer, series.peerID == peer else {
+        // A period's payment ID is derived from the series and the period (PROTOCOL.md §8.6), so that one period
+        // can never be two payments: a request of ours with another ID, or naming a series we do not keep with
+        // this payee, is an ordinary request.
+        guard let series = try ledger.series(id: seriesID), series.role == .payer, series.peerID == peer,
+            record.id == SeriesMachine.instanceID(series: seriesID, index: index)
+        else {
             logger.notice(
-                "request names a series we do not have with this peer; handled as an ordinary request",
+                "request names a series we do not keep with this peer, or has another ID than its period's; handled as an ordinary request",
                 metadata: ["payment": "\(record.id.wireString)", "series": "\(seriesID.wireString)"])
             record.seriesID = nil
             record.seriesIndex = nil
             return ([], [], nil)
         }
-        let decision = SeriesMachine.decide(
+        var decision = SeriesMachine.decide(
             amount: try record.amount, index: index, state: series.state, cap: try series.cap, count: series.count)
+        if decision == .acceptAutomatically, series.calendar.due(index) > now.adding(seconds: Limits.maxClockSkew) {
+            // A period asked before it is due (by the offer's own calendar) is not approved in advance.
+            decision = .askUser(.notDue)
+        }
         guard decision == .acceptAutomatically else {
             if case .askUser(let why) = decision {
                 logger.info(

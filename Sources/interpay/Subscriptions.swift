@@ -39,7 +39,8 @@ enum SeriesCommand {
             table.add(
                 String(series.string("id").prefix(8)), series.string("direction"),
                 name.isEmpty ? peer?.string("shortID", "?") ?? "?" : name,
-                "\(series.string("amount")) \(series.string("currency"))", series.string("every"),
+                "\(series.string("amount")) \(series.string("currency"))",
+                series.field("periodSeconds")?.integer.map { "\($0)s (fixed)" } ?? series.string("every"),
                 series.string("state"), series.field("cap")?.text ?? "-",
                 Formatting.localTime(series.field("nextDue")?.integer),
                 "\(series.string("paid"))/\(series.string("instances"))\(count)", series.string("memo"))

@@ -156,6 +156,33 @@ struct SeriesEngineTests {
         await eventually("stored") { (try? await payer.database.payment(id: forged.id)) != nil }
         let stored = try #require(try await payer.database.payment(id: forged.id))
         #expect(stored.state == .pending && stored.seriesID == nil)
+
+        // An approved series: a request for period 0 under another ID than the derived one is an ordinary request,
+        // and a period not yet due is not accepted in advance.
+        let series = try await Self.offer(payee, payer)
+        _ = try await payer.engine.command(.approve(cap: nil), seriesID: series.id)
+        let first = SeriesMachine.instanceID(series: series.id, index: 0)
+        await eventually("period 0 accepted") { (try? await payer.database.payment(id: first))?.state == .accepted }
+        let second = try PaymentRequest(
+            id: UUID(), payee: payee.id, payer: payer.id, amount: try pesos(), memo: "", category: nil,
+            createdAt: .now, expiresAt: Timestamp.now.adding(seconds: 600),
+            series: SeriesLink(seriesID: series.id, index: 0))
+        await payer.engine.receive(.request(.init(messageID: UUID(), payment: second)), from: payee.id)
+        let early = try PaymentRequest(
+            id: SeriesMachine.instanceID(series: series.id, index: 50), payee: payee.id, payer: payer.id,
+            amount: try pesos(), memo: "", category: nil, createdAt: .now,
+            expiresAt: Timestamp.now.adding(seconds: 600),
+            series: SeriesLink(seriesID: series.id, index: 50))
+        await payer.engine.receive(.request(.init(messageID: UUID(), payment: early)), from: payee.id)
+        await eventually("both stored") {
+            let one = try? await payer.database.payment(id: second.id)
+            let other = try? await payer.database.payment(id: early.id)
+            return one != nil && other != nil
+        }
+        let secondStored = try #require(try await payer.database.payment(id: second.id))
+        #expect(secondStored.state == .pending && secondStored.seriesID == nil)
+        let earlyStored = try #require(try await payer.database.payment(id: early.id))
+        #expect(earlyStored.state == .pending && earlyStored.seriesID == series.id)
         await payee.stop()
         await payer.stop()
     }
