@@ -186,4 +186,34 @@ struct SeriesEngineTests {
         await payee.stop()
         await payer.stop()
     }
+
+    @Test("offers waiting for the user are bounded per peer: the next one is refused and not stored")
+    func floodOfOffers() async throws {
+        let (alice, bob) = try await Self.pair()
+        var offered: [UUID] = []
+        for _ in 0...PaymentEngine.maxOffersPerPeer {
+            offered.append(
+                try await alice.engine.offerSeries(
+                    to: bob.id, amount: try pesos(), period: .week, memo: "", category: nil, timeZone: "UTC"
+                ).id)
+        }
+        await eventually("the payer holds the first offers") {
+            (try? await bob.database.seriesList().count) == PaymentEngine.maxOffersPerPeer
+        }
+        // One more ping through the payer's queue, then the count is final.
+        _ = await bob.engine.ping()
+        let stored = try await bob.database.seriesList().map(\.series.id)
+        #expect(stored.count == PaymentEngine.maxOffersPerPeer)
+        #expect(Set(stored) == Set(offered.prefix(PaymentEngine.maxOffersPerPeer)))
+        // Declining one makes room: the refused offer, resent on the next session, is stored then.
+        _ = try await bob.engine.command(.decline(reason: nil), seriesID: offered[0])
+        MemoryLink.disconnect(alice.link, bob.link)
+        await eventually("apart") { alice.link.session(with: bob.id) == nil }
+        MemoryLink.connect(alice.link, bob.link)
+        await eventually("the refused offer arrives on the next session") {
+            (try? await bob.database.seriesList().count) == PaymentEngine.maxOffersPerPeer + 1
+        }
+        await alice.stop()
+        await bob.stop()
+    }
 }
