@@ -276,7 +276,9 @@ extension PaymentEngine {
             event = .end
         }
         var outcome = StepOutcome()
-        if let next = try? SeriesMachine.apply(event, to: record.state, amount: record.amount),  // a refused event leaves the state as it is; the ack tells the peer
+        let amount = try record.amount
+        // A refused event (an approve of an ended series, say) leaves the state as it is; the ack tells the peer.
+        if let next = try? SeriesMachine.apply(event, to: record.state, amount: amount),
             next != record.state
         {
             record.state = next
