@@ -346,7 +346,9 @@ extension PaymentEngine {
         for var series in try ledger.seriesToSchedule() where seriesID == nil || series.id == seriesID {
             let calendar = series.calendar
             guard
-                let index = calendar.periodToRequest(at: now, lastRequested: series.lastIndex, count: series.count)
+                // An open-ended series still stops at the protocol's largest period index.
+                let index = calendar.periodToRequest(
+                    at: now, lastRequested: series.lastIndex, count: series.count ?? Limits.maxSeriesCount)
             else { continue }
             let nextDue = calendar.due(index + 1)
             let lifetime = min(max(nextDue.secondsSince1970 - now.secondsSince1970, 3_600), Limits.maxRequestLifetime)

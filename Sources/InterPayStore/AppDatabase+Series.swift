@@ -16,7 +16,7 @@ extension Ledger {
         try SeriesRecord
             .filter(
                 sql:
-                    "role = 'payee' AND state = 'approved' AND (count IS NULL OR lastIndex IS NULL OR lastIndex < count - 1)"
+                    "role = 'payee' AND state = 'approved' AND (lastIndex IS NULL OR lastIndex < COALESCE(count, 10000) - 1)"
             )
             .order(SeriesRecord.Columns.createdAt, SeriesRecord.Columns.id)
             .fetchAll(db)
