@@ -4,7 +4,7 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests check scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-receipts test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
+	test-payments test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke fuzz test-fuzz
 
@@ -67,9 +67,9 @@ build-tests: deps
 # The longest first: they start in this order. The hostile-peer suite runs as its scenarios, one job each.
 HOSTILE := $(patsubst scripts/hostile/scenario_%.py,hostile/%,$(wildcard scripts/hostile/scenario_*.py))
 SCENARIOS := hostile/sessions hostile/flood test-crash test-partition hostile/pairing test-discovery-swift \
-	test-bad-input test-payments test-receipts test-discovery \
+	test-bad-input test-payments test-receipts test-subscriptions test-discovery \
 	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest test-service
-CHECK_SCENARIOS := test-payments test-receipts test-bad-input $(HOSTILE) test-service
+CHECK_SCENARIOS := test-payments test-receipts test-subscriptions test-bad-input $(HOSTILE) test-service
 SCENARIO_JOBS ?= 3
 TIMES := .build/step-times.tsv
 TIMED := scripts/timed $(TIMES)
@@ -121,6 +121,9 @@ test-payments: build-tests ## two daemons on two sandbox hosts driven through th
 
 test-receipts: build-tests ## settlement and signed receipts through the real CLI; verify-receipt on a host with no daemon
 	scripts/test-receipts
+
+test-subscriptions: build-tests ## subscriptions through the real CLI: standing approval, cap, unsubscribe, restart, SIGKILL
+	scripts/test-subscriptions
 
 test-bad-input: build-tests ## junk, broken frames and JSON-RPC, replays and the local limits against running daemons
 	scripts/test-bad-input

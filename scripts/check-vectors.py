@@ -19,7 +19,7 @@ VECTOR_DIR = os.path.join(PROTO, "vectors")
 
 DEFAULT_MAX_FRAME = 65536
 FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error", "ping", "pong", "close", "pair",
-               "paid", "settle"]
+               "paid", "settle", "series"]
 FRAMING_ERRORS = {"oversize", "truncated", "invalid-utf8", "invalid-json"}
 FIELD_ERRORS = {"unknown-type", "missing-field", "invalid-field"}
 SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range"}
@@ -258,6 +258,12 @@ def semantic_failures(obj):
             failures.add("payee-differs-payer")
         if not p["expiresAt"] > p["createdAt"]:
             failures.add("expires-after-created")
+    elif t == "series" and isinstance(obj.get("offer"), dict):
+        o = obj["offer"]
+        if not (peer_id_ok(o["payee"]) and peer_id_ok(o["payer"])):
+            failures.add("peer-id-check")
+        if o["payee"] == o["payer"]:
+            failures.add("payee-differs-payer")
     elif t == "hello":
         if obj["maxVersion"] < obj["minVersion"]:
             failures.add("version-range")

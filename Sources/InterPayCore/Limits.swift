@@ -21,6 +21,11 @@ public enum Limits {
     public static let maxClockSkew: Int64 = 300
     /// The longest life of a request, `expiresAt − createdAt`, in seconds: 30 days (PROTOCOL.md §10).
     public static let maxRequestLifetime: Int64 = 30 * 86_400
+    /// The most periods a subscription series may have, and one more than the largest period index (PROTOCOL.md
+    /// §8.6): a weekly series of 10 000 periods lasts almost two centuries.
+    public static let maxSeriesCount = 10_000
+    /// Longest time zone identifier in a series offer (IANA names are far shorter).
+    public static let maxTimeZoneLength = 64
     /// Protocol versions are numbered 1 to 65535.
     public static let versionRange = 1...65_535
 }

@@ -32,6 +32,8 @@ public enum PaymentMessage: Sendable, Hashable {
     case paid(Paid)
     /// Payee → payer: the payee confirms the money arrived, with its signed receipt.
     case settle(Settle)
+    /// Either way: one step of a subscription series (offer, approve, decline, end, or its ack).
+    case series(Series)
 
     /// The wire name of the frame's type.
     public var type: FrameType {
@@ -49,16 +51,18 @@ public enum PaymentMessage: Sendable, Hashable {
         case .pair: .pair
         case .paid: .paid
         case .settle: .settle
+        case .series: .series
         }
     }
 
-    /// The message ID of a state-changing frame (`request`, `cancel`, `accept`, `reject`, `paid`, `settle`), else
-    /// nil.
+    /// The message ID of a state-changing frame (`request`, `cancel`, `accept`, `reject`, `paid`, `settle`, and
+    /// `series` but its `ack`), else nil.
     public var messageID: UUID? {
         switch self {
         case .request(let request): request.messageID
         case .paid(let paid): paid.messageID
         case .settle(let settle): settle.messageID
+        case .series(let series): series.action == .ack ? nil : series.messageID
         case .cancel(let decision), .accept(let decision): decision.messageID
         case .reject(let rejection): rejection.messageID
         case .hello, .ack, .error, .ping, .pong, .close, .pair: nil
@@ -74,13 +78,13 @@ public enum PaymentMessage: Sendable, Hashable {
         case .cancel(let decision), .accept(let decision): decision.paymentID
         case .reject(let rejection): rejection.paymentID
         case .ack(let ack): ack.paymentID
-        case .hello, .error, .ping, .pong, .close, .pair: nil
+        case .hello, .error, .ping, .pong, .close, .pair, .series: nil
         }
     }
 
     /// The wire names of the frame types of protocol version 1.
     public enum FrameType: String, Sendable, Hashable, CaseIterable, Codable {
-        case hello, request, cancel, accept, reject, ack, error, ping, pong, close, pair, paid, settle
+        case hello, request, cancel, accept, reject, ack, error, ping, pong, close, pair, paid, settle, series
     }
 }
 
@@ -123,6 +127,7 @@ extension PaymentMessage: Codable {
         case .pair: self = .pair(try Pairing(from: decoder))
         case .paid: self = .paid(try Paid(from: decoder))
         case .settle: self = .settle(try Settle(from: decoder))
+        case .series: self = .series(try Series(from: decoder))
         }
     }
 
@@ -145,6 +150,7 @@ extension PaymentMessage: Codable {
         case .pair(let pairing): try pairing.encode(to: encoder)
         case .paid(let paid): try paid.encode(to: encoder)
         case .settle(let settle): try settle.encode(to: encoder)
+        case .series(let series): try series.encode(to: encoder)
         }
     }
 }

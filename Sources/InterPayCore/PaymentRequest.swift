@@ -20,11 +20,13 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
     public let createdAt: Timestamp
     /// When it expires if nobody decided; later than `createdAt`.
     public let expiresAt: Timestamp
+    /// The subscription series and period this request belongs to (PROTOCOL.md §8.6), nil for a one-off request.
+    public let series: SeriesLink?
 
     /// Builds a request, checking every rule a peer would check.
     public init(
         id: UUID, payee: PeerID, payer: PeerID, amount: Money, memo: String, category: String?,
-        createdAt: Timestamp, expiresAt: Timestamp
+        createdAt: Timestamp, expiresAt: Timestamp, series: SeriesLink? = nil
     ) throws(PaymentRequestError) {
         guard payee != payer else { throw .samePeer }
         guard amount.minorUnits > 0 else { throw .amountNotPositive }
@@ -47,6 +49,7 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
         self.category = category
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.series = series
     }
 
     /// Which role `peer` plays in this payment, or nil when it is neither payee nor payer.
@@ -55,7 +58,7 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
     }
 
     fileprivate enum CodingKeys: String, CodingKey {
-        case id, payee, payer, amount, memo, category, createdAt, expiresAt
+        case id, payee, payer, amount, memo, category, createdAt, expiresAt, series
     }
 
     public init(from decoder: any Decoder) throws {
@@ -69,7 +72,8 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
                 memo: try container.decodeText(forKey: .memo, length: 0...Limits.maxMemoLength),
                 category: try container.decodeTextIfPresent(forKey: .category, length: 1...Limits.maxCategoryLength),
                 createdAt: try container.decode(Timestamp.self, forKey: .createdAt),
-                expiresAt: try container.decode(Timestamp.self, forKey: .expiresAt))
+                expiresAt: try container.decode(Timestamp.self, forKey: .expiresAt),
+                series: try container.decodeIfPresent(SeriesLink.self, forKey: .series))
         } catch let error as PaymentRequestError {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath + [error.codingKey], debugDescription: error.description))
@@ -86,6 +90,7 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
         try container.encodeIfPresent(category, forKey: .category)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(series, forKey: .series)
     }
 }
 

@@ -45,6 +45,8 @@ struct ControlMethods: ControlHandler {
             case "stats": return try await stats(params)
             case "convert": return try await convert(params)
             case "rates": return try await rates(params)
+            case "offer", "approve", "decline", "unsubscribe", "subscriptions":
+                return try await subscriptionMethod(method, params)
             default: throw RPCError.methodNotFound(method)
             }
         } catch let error as RPCError {
@@ -473,7 +475,7 @@ struct ControlMethods: ControlHandler {
 
     /// The peer `text` names (`PeerResolver`: an ID or ID prefix by ID only, a name only when one known peer has
     /// it); with `requireSession`, a known peer without a session is `peerUnreachable`.
-    private func resolvePeer(_ text: String, requireSession: Bool = true) async throws -> PeerID {
+    func resolvePeer(_ text: String, requireSession: Bool = true) async throws -> PeerID {
         let names = try await peerNames()
         let candidates = names.map { PeerResolver.Candidate(id: $0.key, name: $0.value.shown) }
         switch PeerResolver.resolve(text, among: candidates) {
@@ -506,7 +508,7 @@ struct ControlMethods: ControlHandler {
         return matches.first
     }
 
-    private func peerNames() async throws -> [PeerID: PeerName] {
+    func peerNames() async throws -> [PeerID: PeerName] {
         try await PeerName.all(database: database, sessions: sessions)
     }
 
@@ -547,6 +549,10 @@ struct ControlMethods: ControlHandler {
         object["method"] = record.paidMethod.map { .string($0.rawValue) } ?? .null
         object["reference"] = record.paidReference.map(JSONValue.string) ?? .null
         object["receipt"] = .bool(record.receipt != nil)
+        object["series"] =
+            record.seriesID.map { id in
+                .object(["id": .string(id.wireString), "period": .int(Int64(record.seriesIndex ?? 0))])
+            } ?? .null
         return .object(object)
     }
 }

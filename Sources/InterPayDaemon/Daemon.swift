@@ -30,7 +30,8 @@ public enum Daemon {
                 configuration: TransportConfiguration(
                     displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
                     capabilities: [PaymentMessage.Pairing.capability]
-                        + (configuration.receipts ? [PaymentMessage.receiptsCapability] : []),
+                        + (configuration.receipts ? [PaymentMessage.receiptsCapability] : [])
+                        + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : []),
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                     keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
                     maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions),
@@ -48,7 +49,9 @@ public enum Daemon {
             do {
                 return try await database.trustedPeer(id: peer) != nil
             } catch {
-                // Read as "not paired": at worst that session may be evicted at the session limit.
+                // Read as "not paired": at worst that session may be evicted at the session limit. A read cut
+                // short by shutdown is not worth a line.
+                guard !Task.isCancelled else { return false }
                 logger.error(
                     "cannot read whether a peer is paired; its session is not preferred",
                     metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])

@@ -49,6 +49,14 @@ public struct DaemonConfiguration: Sendable {
     /// Whether `hello` announces the `receipts` capability (settlement and signed receipts). Off only to stand in
     /// for a daemon that predates them.
     public var receipts: Bool = true
+    /// Whether `hello` announces the `subscriptions` capability. Off only to stand in for a daemon that predates
+    /// them.
+    public var subscriptions: Bool = true
+    /// Fixed-length subscription periods, in seconds, instead of calendar ones (`[subscriptions] period_seconds`):
+    /// for demonstrations and tests that cannot wait a week. Nil: calendar weeks, months and years.
+    public var subscriptionPeriodSeconds: Int64?
+    /// The time zone of this side's subscription due dates: the system's unless configured.
+    public var subscriptionTimeZone: String = TimeZone.current.identifier
     /// Established sessions at most; a further one evicts the idlest unpaired peer's session, or is refused when
     /// every session is a paired peer's.
     public var maxSessions: Int = TransportConfiguration.defaultMaxSessions

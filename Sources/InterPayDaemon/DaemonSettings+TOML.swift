@@ -39,6 +39,8 @@ extension DaemonSettings {
         maxRequestsPerMinute = try reader.integer("limits.max_requests_per_minute")
         maxUnauthenticated = try reader.integer("limits.max_unauthenticated")
         maxSessions = try reader.integer("limits.max_sessions")
+        subscriptionPeriodSeconds = try reader.integer("subscriptions.period_seconds").map(Int64.init)
+        subscriptionTimeZone = try reader.string("subscriptions.time_zone")
         try reader.rejectUnread()
     }
 
@@ -63,7 +65,7 @@ private struct TOMLReader {
     let path: String
     private(set) var read: Set<String> = []
     /// The tables the daemon knows; any other table is unknown.
-    static let tables: Set<String> = ["control", "discovery", "rates", "limits"]
+    static let tables: Set<String> = ["control", "discovery", "rates", "limits", "subscriptions"]
 
     init(table: TOMLTable, text: String, path: String) {
         self.table = table

@@ -45,6 +45,11 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxUnauthenticated: Int?
     /// Established sessions at most (`limits.max_sessions`).
     public var maxSessions: Int?
+    /// Fixed-length subscription periods in seconds instead of calendar weeks, months and years
+    /// (`subscriptions.period_seconds`; for demonstrations and tests).
+    public var subscriptionPeriodSeconds: Int64?
+    /// The time zone the due dates of this side's subscriptions are kept in (`subscriptions.time_zone`).
+    public var subscriptionTimeZone: String?
 
     /// No setting at all.
     public init() {}

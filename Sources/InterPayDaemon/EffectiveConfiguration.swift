@@ -214,6 +214,19 @@ public struct EffectiveConfiguration: Sendable {
             merger.record(
                 "limits.max_sessions", value: "\(TransportConfiguration.defaultMaxSessions)", source: .defaultValue)
         }
+        let periodSeconds = merger.optional("subscriptions.period_seconds", \.subscriptionPeriodSeconds)
+        if let periodSeconds, !(1...Limits.maxRequestLifetime).contains(periodSeconds.value) {
+            throw .invalidValue(
+                key: "subscriptions.period_seconds", value: "\(periodSeconds.value)",
+                reason: "from 1 to \(Limits.maxRequestLifetime)", source: periodSeconds.source)
+        }
+        let timeZone = merger.optional("subscriptions.time_zone", \.subscriptionTimeZone, quoted: true)
+        if let timeZone, TimeZone(identifier: timeZone.value) == nil {
+            throw .invalidValue(
+                key: "subscriptions.time_zone", value: timeZone.value,
+                reason: "not a time zone this system knows (an IANA name such as Europe/Berlin)",
+                source: timeZone.source)
+        }
 
         var configuration: DaemonConfiguration
         do {
@@ -236,6 +249,8 @@ public struct EffectiveConfiguration: Sendable {
         if let rateLimit { configuration.maxRequestsPerMinute = rateLimit.value }
         if let unauthenticated { configuration.maxUnauthenticated = unauthenticated.value }
         if let sessionLimit { configuration.maxSessions = sessionLimit.value }
+        configuration.subscriptionPeriodSeconds = periodSeconds?.value
+        if let timeZone { configuration.subscriptionTimeZone = timeZone.value }
         return EffectiveConfiguration(configuration: configuration, logLevel: logLevel, entries: merger.entries)
     }
 

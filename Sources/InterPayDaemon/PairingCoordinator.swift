@@ -111,7 +111,9 @@ actor PairingCoordinator {
         do {
             return try await database.trustedPeer(id: peer) != nil
         } catch {
-            // A ledger that cannot be read trusts no one: the safe answer.
+            // A ledger that cannot be read trusts no one: the safe answer. A read cut short by shutdown is not
+            // worth a line.
+            guard !Task.isCancelled else { return false }
             logger.error(
                 "cannot read whether a peer is paired; treating it as not paired",
                 metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])

@@ -132,6 +132,16 @@ struct PeerService: Service {
                         "payment": ControlMethods.json(
                             record, peerName: await name(of: record.peerID), converted: await converted(record)),
                     ]))
+            case .seriesUpdated(let series):
+                broadcaster.publish(
+                    .object([
+                        "event": "series-updated", "at": now,
+                        "series": ControlMethods.json(
+                            SeriesView(
+                                series: series, instances: 0, paid: 0,
+                                peerName: await name(of: series.peerID)?.shown),
+                            now: .now),
+                    ]))
             case .delivered:
                 break
             case .peerUp(let info), .peerDown(let info):

@@ -7,6 +7,8 @@ public enum EngineEvent: Sendable {
     case requestReceived(PaymentRecord)
     /// A payment changed state or was confirmed.
     case paymentUpdated(PaymentRecord)
+    /// A subscription series was offered to us, or changed state (either side).
+    case seriesUpdated(SeriesRecord)
     /// A session came up.
     case peerUp(LinkSession)
     /// A session went down.

@@ -22,7 +22,12 @@ public final class MemoryLink: PaymentLink {
     private static let serials = Atomic<UInt64>(0)
 
     /// One end, for the node `me`.
-    public init(me: PeerID, name: String, capabilities: [String] = [PaymentMessage.receiptsCapability]) {
+    public init(
+        me: PeerID, name: String,
+        capabilities: [String] = [
+            PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability,
+        ]
+    ) {
         self.me = me
         self.name = name
         self.capabilities = capabilities

@@ -32,6 +32,8 @@ extension PaymentEngine {
             return try receiveAck(ack, from: peer, ledger: ledger, now: now)
         case .error(let error):
             return try receiveError(error, from: peer, ledger: ledger)
+        case .series(let series):
+            return try receiveSeries(series, from: peer, ledger: ledger, now: now)
         case .hello, .ping, .pong, .close, .pair:
             return StepOutcome()
         }
@@ -131,6 +133,17 @@ extension PaymentEngine {
             record.update(from: lifecycle, now: now)
             outgoing = try outboxRecords(for: rejection, payment: record, now: now, sending: plan.session != nil)
         }
+        var automatic: String?
+        if !refused, payment.series != nil {
+            // A period of a subscription series: accepted here without the user when the series is approved and
+            // the amount within its cap (PROTOCOL.md §8.6); any other request naming a series waits for the user.
+            let standing = try standingApproval(
+                for: &record, lifecycle: &lifecycle, from: peer, ledger: ledger, now: now)
+            events += standing.events
+            outgoing = try outboxRecords(
+                for: standing.actions, payment: record, now: now, sending: plan.session != nil)
+            automatic = standing.detail
+        }
         var change = LedgerChange(
             payment: record, events: events,
             seenMessage: try answer.map {
@@ -155,6 +168,12 @@ extension PaymentEngine {
                 "amount": "\(payment.amount)",
             ])
         outcome.events = [.requestReceived(record)]
+        if let automatic {
+            outcome.events.append(.paymentUpdated(record))
+            logger.info(
+                "request of a subscription accepted automatically",
+                metadata: ["payment": "\(payment.id.wireString)", "detail": "\(automatic)"])
+        }
         return outcome
     }
 

@@ -116,6 +116,8 @@ public final class PaymentEngine: Sendable {
         var answered: [(messageID: UUID, outcome: AckWaiters.Outcome)] = []
         /// For local commands: the payment as the step left it.
         var record: PaymentRecord?
+        /// For series commands: the series as the step left it.
+        var series: SeriesRecord?
         /// For local commands: why the command failed (its step may still have committed).
         var refusal: EngineError?
         /// Set when the transaction failed: nothing of the step is stored.
@@ -248,6 +250,7 @@ public final class PaymentEngine: Sendable {
                     try ledger.apply(LedgerChange(payment: record, events: events))
                     outcome.events.append(.paymentUpdated(record))
                 }
+                try scheduleSeries(ledger: ledger, now: now, into: &outcome)
                 let dropped = try ledger.pruneOutbox(now: now)
                 if !dropped.isEmpty {
                     logger.debug("stopped resending expired frames", metadata: ["count": "\(dropped.count)"])
@@ -288,11 +291,13 @@ public final class PaymentEngine: Sendable {
         /// The peer's outbox as it was before the step, when this is the first step to send on `session`: resent
         /// first, in order.
         var flush: [OutboxRecord] = []
+        /// The series frames waiting for the peer's ack (`SeriesRecord.outFrame`), resent after `flush`.
+        var seriesFlush: [[UInt8]] = []
 
         /// The frames in order: the flushed outbox, the answer to an incoming frame, then the step's new outbox rows.
         func transmission(then stored: [OutboxRecord], answer: [UInt8]?) -> Transmission? {
             guard let session else { return nil }
-            var bodies = flush.map { Array($0.frame) }
+            var bodies = flush.map { Array($0.frame) } + seriesFlush
             if let answer { bodies.append(answer) }
             bodies += stored.map { Array($0.frame) }
             return bodies.isEmpty ? nil : Transmission(session: session, bodies: bodies)
@@ -332,7 +337,10 @@ public final class PaymentEngine: Sendable {
             logger.info(
                 "resending unacknowledged frames", metadata: ["peer": "\(session.name)", "count": "\(pending.count)"])
         }
-        return SendPlan(session: session, flush: pending)
+        // Series frames wait in their series' row, one per series; a peer without the capability never gets one.
+        let seriesFrames =
+            session.supportsSubscriptions ? try ledger.seriesOutbox(peerID: peer).compactMap { $0.outFrame } : []
+        return SendPlan(session: session, flush: pending, seriesFlush: seriesFrames.map { Array($0) })
     }
 
     /// Outbox rows for the frames the actions send. Requests and cancels are resent until the payment expires; a

@@ -24,6 +24,9 @@ public struct LinkSession: Sendable, Hashable {
 
     /// Whether the peer speaks settlement and receipts (`paid`, `settle`).
     public var supportsReceipts: Bool { capabilities.contains(PaymentMessage.receiptsCapability) }
+
+    /// Whether the peer speaks subscription series (`series` frames, requests linked to a series).
+    public var supportsSubscriptions: Bool { capabilities.contains(PaymentMessage.subscriptionsCapability) }
 }
 
 /// What the engine needs of the sessions: which peer has one now, and a way to hand it frames. The daemon plugs its

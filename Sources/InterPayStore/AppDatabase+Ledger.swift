@@ -18,6 +18,10 @@ extension AppDatabase {
         if let peer = change.peer {
             try Self.upsert(peer, in: db)
         }
+        if let series = change.series {
+            // Before the payment: a period's payment and its series' progress are one change.
+            try series.save(db)
+        }
         if let payment = change.payment {
             let exists = try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM payment WHERE id = ?)"),

@@ -16,6 +16,7 @@ extension AppDatabase {
         migrator.registerMigration("v7-send-keys", migrate: migrateV7SendKeys)
         migrator.registerMigration("v8-static-pins", migrate: migrateV8StaticPins)
         migrator.registerMigration("v9-settlement", migrate: migrateV9Settlement)
+        migrator.registerMigration("v10-subscriptions", migrate: migrateV10Subscriptions)
         return migrator
     }
 
@@ -335,6 +336,87 @@ extension AppDatabase {
                     SELECT RAISE(ABORT, 'a stored receipt never changes');
                 END;
                 """)
+    }
+
+    /// Subscriptions (PROTOCOL.md §8.6): the `series` table, and each payment's series and period.
+    ///
+    /// A period's payment ID is derived from the series ID and the period (`SeriesMachine.instanceID`), so the
+    /// payment table's primary key already refuses a second request for one period; the unique index says the same
+    /// of the two columns.
+    private static func migrateV10Subscriptions(_ db: Database) throws {
+        try db.create(table: "series") { t in
+            t.primaryKey("id", .text)
+                .check(sql: "length(id) = 36 AND id = lower(id)")
+            t.column("role", .text).notNull()
+                .check(sql: "role IN ('payee', 'payer')")
+            t.column("peerID", .text).notNull()
+                .check(sql: "length(peerID) = 63")
+            t.column("payeeID", .text).notNull()
+                .check(sql: "length(payeeID) = 63")
+            t.column("payerID", .text).notNull()
+                .check(sql: "length(payerID) = 63 AND payerID <> payeeID")
+            t.column("amountMinor", .integer).notNull()
+                .check(sql: "typeof(amountMinor) = 'integer' AND amountMinor > 0")
+            t.column("currency", .text).notNull()
+                .check(sql: "length(currency) = 3 AND currency GLOB '[A-Z][A-Z][A-Z]'")
+            t.column("period", .text).notNull()
+                .check(sql: "period IN ('week', 'month', 'year')")
+            t.column("start", .integer).notNull()
+                .check(sql: "typeof(start) = 'integer' AND start >= 0")
+            t.column("count", .integer)
+                .check(sql: "count IS NULL OR (typeof(count) = 'integer' AND count BETWEEN 1 AND 10000)")
+            t.column("timeZone", .text).notNull()
+                .check(sql: "length(timeZone) BETWEEN 1 AND 64")
+            t.column("periodSeconds", .integer)
+                .check(sql: "periodSeconds IS NULL OR (typeof(periodSeconds) = 'integer' AND periodSeconds > 0)")
+            t.column("memo", .text).notNull()
+                .check(sql: "length(memo) <= 200")
+            t.column("category", .text)
+                .check(sql: "length(category) BETWEEN 1 AND 40")
+            t.column("state", .text).notNull()
+                .check(sql: "state IN ('offered', 'approved', 'declined', 'ended')")
+            t.column("capMinor", .integer)
+                .check(sql: "capMinor IS NULL OR (typeof(capMinor) = 'integer' AND capMinor > 0)")
+            t.column("lastIndex", .integer)
+                .check(sql: "lastIndex IS NULL OR (typeof(lastIndex) = 'integer' AND lastIndex >= 0)")
+            t.column("reason", .text)
+                .check(sql: "length(reason) <= 200")
+            t.column("endedBy", .text)
+                .check(sql: "endedBy IS NULL OR endedBy IN ('payee', 'payer')")
+            t.column("createdAt", .integer).notNull()
+            t.column("updatedAt", .integer).notNull()
+            t.column("outMessageID", .text)
+                .check(
+                    sql: "outMessageID IS NULL OR (length(outMessageID) = 36 AND outMessageID = lower(outMessageID))")
+            t.column("outFrame", .blob)
+                .check(sql: "(outFrame IS NULL) = (outMessageID IS NULL)")
+        }
+        try db.create(index: "series_on_peerID_state", on: "series", columns: ["peerID", "state"])
+        try db.execute(
+            sql: """
+                CREATE TRIGGER series_final_stays
+                BEFORE UPDATE OF state ON series
+                WHEN OLD.state IN ('declined', 'ended') AND NEW.state <> OLD.state
+                BEGIN
+                    SELECT RAISE(ABORT, 'a declined or ended series stays so');
+                END;
+
+                CREATE TRIGGER series_period_never_back
+                BEFORE UPDATE OF lastIndex ON series
+                WHEN OLD.lastIndex IS NOT NULL AND (NEW.lastIndex IS NULL OR NEW.lastIndex < OLD.lastIndex)
+                BEGIN
+                    SELECT RAISE(ABORT, 'the last period requested never goes back');
+                END;
+                """)
+        try db.alter(table: "payment") { t in
+            t.add(column: "seriesID", .text)
+                .check(sql: "seriesID IS NULL OR (length(seriesID) = 36 AND seriesID = lower(seriesID))")
+            t.add(column: "seriesIndex", .integer)
+                .check(sql: "(seriesIndex IS NULL) = (seriesID IS NULL) AND (seriesIndex IS NULL OR seriesIndex >= 0)")
+        }
+        try db.create(
+            index: "payment_on_series", on: "payment", columns: ["seriesID", "seriesIndex"], unique: true,
+            condition: SQL(sql: "seriesID IS NOT NULL"))
     }
 
     /// Rebuilds `table` with `old` replaced by `new` in its definition, keeping its rows, indexes and triggers.

@@ -22,6 +22,9 @@ public struct LedgerChange: Sendable, Hashable {
     /// The idempotency key of the `send` that creates `payment`; keys older than `SendKeyRecord.lifetime` are
     /// forgotten in the same transaction.
     public var sendKey: SendKeyRecord?
+    /// A subscription series to insert, or to update when it exists (its state, cap, last period, reason and the
+    /// frame waiting for the peer's ack; the terms never change).
+    public var series: SeriesRecord?
 
     /// Builds a change; every part is optional.
     public init(
@@ -39,6 +42,6 @@ public struct LedgerChange: Sendable, Hashable {
     /// Whether the change writes nothing.
     public var isEmpty: Bool {
         payment == nil && events.isEmpty && outbox.isEmpty && removeFromOutbox.isEmpty && seenMessage == nil
-            && peer == nil && sendKey == nil
+            && peer == nil && sendKey == nil && series == nil
     }
 }

@@ -60,6 +60,10 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
     public var paidReference: String?
     /// The payee's signed receipt, as its canonical text (`SignedReceipt.text`), once there is one.
     public var receipt: String?
+    /// The subscription series this payment is a period of (`SeriesRecord`), nil for a one-off request.
+    public var seriesID: UUID?
+    /// The period of `seriesID` (0 for the first).
+    public var seriesIndex: Int?
 
     /// Builds the row for a new payment from its request and this side's role and state.
     ///
@@ -81,6 +85,8 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
         self.createdAt = request.createdAt
         self.expiresAt = request.expiresAt
         self.updatedAt = now
+        self.seriesID = request.series?.seriesID
+        self.seriesIndex = request.series?.index
     }
 
     /// Builds the row for a new payment from its request and the lifecycle that started it.
@@ -123,7 +129,8 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
             do {
                 return try PaymentRequest(
                     id: id, payee: payeeID, payer: payerID, amount: amount, memo: memo, category: category,
-                    createdAt: createdAt, expiresAt: expiresAt)
+                    createdAt: createdAt, expiresAt: expiresAt,
+                    series: seriesID.map { SeriesLink(seriesID: $0, index: seriesIndex ?? 0) })
             } catch {
                 throw .corruptRecord(table: Self.databaseTableName, key: id.wireString, reason: error.description)
             }
@@ -157,6 +164,8 @@ extension PaymentRecord: FetchableRecord, PersistableRecord {
         public static let createdAt = Column(CodingKeys.createdAt)
         public static let expiresAt = Column(CodingKeys.expiresAt)
         public static let updatedAt = Column(CodingKeys.updatedAt)
+        public static let seriesID = Column(CodingKeys.seriesID)
+        public static let seriesIndex = Column(CodingKeys.seriesIndex)
     }
 
     /// The columns an update of an existing payment may change; the terms of a request never change.

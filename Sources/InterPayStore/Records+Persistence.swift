@@ -34,6 +34,8 @@ extension PaymentRecord {
         container["paidMethod"] = paidMethod?.rawValue
         container["paidReference"] = paidReference
         container["receipt"] = receipt
+        container["seriesID"] = seriesID?.wireString
+        container["seriesIndex"] = seriesIndex
     }
 }
 

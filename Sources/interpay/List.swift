@@ -34,6 +34,29 @@ struct List: AsyncParsableCommand {
         if let peer { params["peer"] = .string(peer) }
         params["limit"] = .int(Int64(limit))
         let result = try await global.call("list", params)
-        global.output(result) { Formatting.paymentTable(result.field("payments")?.items ?? []) }
+        let offers = global.json ? [] : await waitingOffers()
+        global.output(result) {
+            Formatting.paymentTable(result.field("payments")?.items ?? [])
+            if !offers.isEmpty {
+                print("")
+                print(
+                    "Subscription offers waiting for your answer ('interpay approve SERIES' or 'interpay decline SERIES'):"
+                )
+                SeriesCommand.table(offers)
+            }
+        }
+    }
+
+    /// The subscriptions offered to us that wait for an answer, shown under the payments.
+    private func waitingOffers() async -> [JSONValue] {
+        do {
+            let result = try await global.call("subscriptions")
+            return (result.field("series")?.items ?? []).filter {
+                $0.string("direction") == "in" && $0.string("state") == "offered"
+            }
+        } catch {
+            // Only a footer: the payments were listed, and a daemon without subscriptions has none to show.
+            return []
+        }
     }
 }

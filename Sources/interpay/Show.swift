@@ -34,6 +34,10 @@ struct Show: AsyncParsableCommand {
             for (label, key) in [("accepted", "acceptedAt"), ("paid", "paidAt"), ("settled", "settledAt")] {
                 if let time = payment.field(key)?.integer { table.add(label, Formatting.localTime(time)) }
             }
+            if let series = payment.field("series"), let id = series.field("id")?.text {
+                let period = (series.field("period")?.integer ?? 0) + 1
+                table.add("subscription", "\(id.prefix(8)), period \(period) ('interpay subscriptions')")
+            }
             if let method = payment.field("method")?.text { table.add("method", method) }
             if let reference = payment.field("reference")?.text { table.add("reference", reference) }
             if payment.string("state") == "settled" {
@@ -41,11 +45,11 @@ struct Show: AsyncParsableCommand {
             }
             table.print()
             print("")
-            var events = Table("TIME", "FROM", "TO", "CAUSE")
+            var events = Table("TIME", "FROM", "TO", "CAUSE", "DETAIL")
             for event in payment.field("events")?.items ?? [] {
                 events.add(
                     Formatting.localTime(event.field("at")?.integer), event.string("from", "-"), event.string("to"),
-                    event.string("cause"))
+                    event.string("cause"), event.string("detail"))
             }
             events.print()
         }

@@ -66,6 +66,18 @@ struct Watch: AsyncParsableCommand {
             let peer = event.field("peer")
             return "\(time)  pairing locked  \(peer?.string("name", "?") ?? "?")  until "
                 + Formatting.localTime(event.field("lockedUntil")?.integer)
+        case "series-updated":
+            guard let series = event.field("series") else { break }
+            let peer = series.field("peer")
+            let name = peer?.string("name", "") ?? ""
+            let who = name.isEmpty ? peer?.string("shortID", "?") ?? "?" : name
+            let state = series.string("state")
+            let what =
+                state == "offered" && series.string("direction") == "in"
+                ? "series offered  \(String(series.string("id").prefix(8)))  \(who) offers a subscription"
+                : "series \(state)  \(String(series.string("id").prefix(8)))  \(series.string("direction") == "in" ? "from" : "to") \(who)"
+            return "\(time)  \(what): \(series.string("amount")) \(series.string("currency")) every "
+                + "\(series.string("every"))  \"\(series.string("memo"))\""
         case "peer-up", "peer-down":
             let peer = event.field("peer")
             return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  "

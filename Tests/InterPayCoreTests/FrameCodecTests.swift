@@ -35,6 +35,23 @@ struct FrameCodecTests {
             .settle(.init(messageID: message, paymentID: payment.id, receipt: "{\"type\":\"interpay-receipt\"}")),
             .settle(.init(messageID: message, paymentID: payment.id, receipt: nil)),
             .ack(.init(ackedID: message, paymentID: payment.id, state: .settled, reasonCode: nil)),
+            .series(
+                .init(
+                    action: .offer, messageID: message, seriesID: Fixtures.fixedUUID(3),
+                    offer: try SeriesOffer(
+                        payee: Fixtures.payee, payer: Fixtures.payer, amount: payment.amount, period: .month,
+                        start: Timestamp(secondsSince1970: 1_795_000_000), count: 12, timeZone: "Europe/Berlin",
+                        periodSeconds: nil, memo: "gym", category: "sport"))),
+            .series(.init(action: .approve, messageID: message, seriesID: Fixtures.fixedUUID(3), cap: payment.amount)),
+            .series(.init(action: .end, messageID: message, seriesID: Fixtures.fixedUUID(3), reason: "moving out")),
+            .series(.init(action: .ack, messageID: message, seriesID: Fixtures.fixedUUID(3), state: .ended)),
+            .request(
+                .init(
+                    messageID: message,
+                    payment: try PaymentRequest(
+                        id: Fixtures.fixedUUID(4), payee: Fixtures.payee, payer: Fixtures.payer, amount: payment.amount,
+                        memo: "gym", category: nil, createdAt: payment.createdAt, expiresAt: payment.expiresAt,
+                        series: SeriesLink(seriesID: Fixtures.fixedUUID(3), index: 7)))),
         ]
     }
 

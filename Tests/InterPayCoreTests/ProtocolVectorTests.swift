@@ -71,6 +71,19 @@ struct ProtocolVectorTests {
         }
     }
 
+    @Test("a period's request ID in the vectors is the UUIDv5 the core derives from the series and period")
+    func seriesInstanceID() throws {
+        let vector = try #require(Self.valid.first { $0.name == "request-in-series" })
+        guard case .request(let request) = try FrameCodec().decode(try Self.bytes(vector.hex)) else {
+            Issue.record("request-in-series is not a request")
+            return
+        }
+        let link = try #require(request.payment.series)
+        #expect(link.index == 3)
+        #expect(request.payment.id == SeriesMachine.instanceID(series: link.seriesID, index: 3))
+        #expect(request.messageID == SeriesMachine.instanceMessageID(series: link.seriesID, index: 3))
+    }
+
     @Test("every invalid vector is refused with its expected error", arguments: invalid)
     func invalidVector(_ vector: InvalidVector) throws {
         let codec = FrameCodec(maxFrameSize: vector.maxFrameSize ?? Limits.maxFrameSize)

@@ -65,8 +65,14 @@ struct ConfigurationTests {
                 max_requests_per_minute = 30
                 max_unauthenticated = 8
                 max_sessions = 40
+
+                [subscriptions]
+                time_zone = "America/New_York"
+                period_seconds = 4
                 """)
         let configuration = effective.configuration
+        #expect(configuration.subscriptionTimeZone == "America/New_York")
+        #expect(configuration.subscriptionPeriodSeconds == 4)
         #expect(configuration.name == "alice")
         #expect(configuration.listenHost == "127.0.0.1" && configuration.port == 7420)
         #expect(configuration.stateDirectory.path == "/srv/interpay")
@@ -189,6 +195,8 @@ struct ConfigurationTests {
             ("[limits]\nmax_requests_per_minute = -1\n", "limits.max_requests_per_minute", .file(path: path)),
             ("[limits]\nmax_unauthenticated = 0\n", "limits.max_unauthenticated", .file(path: path)),
             ("[limits]\nmax_sessions = 0\n", "limits.max_sessions", .file(path: path)),
+            ("[subscriptions]\nperiod_seconds = 0\n", "subscriptions.period_seconds", .file(path: path)),
+            ("[subscriptions]\ntime_zone = \"Mars/Olympus\"\n", "subscriptions.time_zone", .file(path: path)),
         ])
     func invalidValues(toml: String, key: String, source: ConfigSource) {
         do {

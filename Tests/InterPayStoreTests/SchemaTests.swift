@@ -10,7 +10,7 @@ struct SchemaTests {
     /// Every migration, in the order they run.
     static let migrations = [
         "v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts", "v6-due-payments",
-        "v7-send-keys", "v8-static-pins", "v9-settlement",
+        "v7-send-keys", "v8-static-pins", "v9-settlement", "v10-subscriptions",
     ]
 
     @Test("migrations run on a fresh file, and again on the same file without change")
@@ -37,7 +37,7 @@ struct SchemaTests {
         #expect(
             tables == [
                 "grdb_migrations", "outbox", "pairingLockout", "payment", "paymentEvent", "peer", "rateSnapshot",
-                "seenMessage", "sendKey", "staticPin", "trustedPeer",
+                "seenMessage", "sendKey", "series", "staticPin", "trustedPeer",
             ])
     }
 

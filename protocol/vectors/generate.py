@@ -68,6 +68,9 @@ MSG_ACCEPT = test_uuid("message-accept-1")
 MSG_REJECT = test_uuid("message-reject-1")
 MSG_PAID = test_uuid("message-paid-1")
 MSG_SETTLE = test_uuid("message-settle-1")
+MSG_SERIES = test_uuid("message-series-1")
+SERIES = test_uuid("series-1")
+SERIES_NAMESPACE = uuid.UUID("6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5")
 PAIRING = test_uuid("pairing-1")
 PAIRING_PEER = test_uuid("pairing-2")
 
@@ -97,6 +100,23 @@ def ack(acked, state, reason=None, pid=PAY):
     if reason is not None:
         a["reasonCode"] = reason
     return a
+
+
+def series_offer(**changes):
+    o = {"payee": ALICE, "payer": BOB, "amount": {"currency": "EUR", "minorUnits": 3000}, "period": "month",
+         "start": T0, "count": 12, "timeZone": "Europe/Berlin", "memo": "Gym, monthly", "category": "sport"}
+    for k, val in changes.items():
+        if val is None:
+            o.pop(k, None)
+        else:
+            o[k] = val
+    return o
+
+
+def series(action, **members):
+    f = {"type": "series", "action": action, "messageID": MSG_SERIES, "seriesID": SERIES}
+    f.update(members)
+    return f
 
 
 def mxn(units=1250):
@@ -361,6 +381,24 @@ def valid_vectors():
     add("ack-settle", "Payer's ack of a settle frame.", ack(MSG_SETTLE, "settled"))
     add("ack-paid-already-settled", "Payee's ack of a paid frame that crossed its settle: settled.",
         ack(MSG_PAID, "settled"))
+    # series (§7.11, §8.6, 'subscriptions' capability)
+    add("series-offer", "Payee -> payer: a monthly series of 30.00 EUR for 12 periods, due dates kept in "
+        "Europe/Berlin.", series("offer", offer=series_offer()))
+    add("series-offer-open-ended", "Payee -> payer: a weekly series without count or category, with fixed "
+        "periods of 60 s (the payee's daemon runs with [subscriptions] period_seconds).",
+        series("offer", offer=series_offer(period="week", count=None, category=None, periodSeconds=60, memo="")))
+    add("series-approve", "Payer -> payee: approved, with a cap of 35.00 EUR per period.",
+        series("approve", cap={"currency": "EUR", "minorUnits": 3500}))
+    add("series-decline", "Payer -> payee: declined, with a reason.", series("decline", reason="not now"))
+    add("series-end", "Either side: the series ends.", series("end"))
+    add("series-ack", "The answer to a series frame: the sender's state of the series.",
+        series("ack", state="approved"))
+    in_series = payment({"currency": "EUR", "minorUnits": 3000}, memo="Gym, monthly",
+                        pid=str(uuid.uuid5(SERIES_NAMESPACE, SERIES + "/3")))
+    in_series["series"] = {"seriesID": SERIES, "index": 3}
+    add("request-in-series", "A request for period 3 (the fourth) of a series; its payment ID is the UUIDv5 of "
+        "the name '<seriesID>/3' in the series namespace 6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5 (§8.6).",
+        request(in_series, msg=str(uuid.uuid5(SERIES_NAMESPACE, SERIES + "/3/request"))))
     # ping / pong / close
     add("ping-zero", "Keepalive ping with nonce 0.", {"type": "ping", "nonce": 0})
     add("ping-max-nonce", "Keepalive ping with the largest nonce 9223372036854775807.",
@@ -654,6 +692,27 @@ def invalid_vectors():
          {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY, "receipt": {"amount": "1250"}},
          "invalid-field")
     addj("ack-unknown-state", "ack with a state that does not exist.", ack(MSG_PAID, "refunded"), "invalid-field")
+    # series
+    addj("series-unknown-action", "series with an undefined action.", series("renew"), "invalid-field")
+    addj("series-offer-missing", "series offer without its terms.", series("offer"), "missing-field")
+    addj("series-approve-without-cap", "series approve without a cap.", series("approve"), "missing-field")
+    addj("series-approve-zero-cap", "series approve with a cap of zero.",
+         series("approve", cap={"currency": "EUR", "minorUnits": 0}), "invalid-field")
+    addj("series-offer-bad-period", "series offer every day (only week, month, year).",
+         series("offer", offer=series_offer(period="day")), "invalid-field")
+    addj("series-offer-count-zero", "series offer with count 0 (1 to 10000).",
+         series("offer", offer=series_offer(count=0)), "invalid-field")
+    addj("series-offer-count-too-large", "series offer with count 10001.",
+         series("offer", offer=series_offer(count=10001)), "invalid-field")
+    addj("series-offer-same-peer", "series offer whose payer is its payee.",
+         series("offer", offer=series_offer(payer=ALICE)), "invalid-field", schemaDetectable=False,
+         semanticCheck="payee-differs-payer")
+    addj("series-ack-unknown-state", "series ack with a state that does not exist.", series("ack", state="paused"),
+         "invalid-field")
+    addj("series-end-with-offer", "series end carrying an offer's terms (members of other actions are refused).",
+         series("end", offer=series_offer()), "invalid-field")
+    addj("request-series-negative-index", "request whose series index is negative.",
+         req_with(series={"seriesID": SERIES, "index": -1}), "invalid-field")
     return v
 
 

@@ -1,0 +1,131 @@
+public import FoundationEssentials
+
+/// The state of a subscription series (PROTOCOL.md §8.6), the same on both sides once the frames have crossed.
+public enum SeriesState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The payee offered it; the payer has not answered.
+    case offered
+    /// The payer approved it: requests within the cap are accepted without asking.
+    case approved
+    /// The payer declined the offer. Final.
+    case declined
+    /// Either side ended it, or its last period was requested. Final.
+    case ended
+
+    /// Whether no event changes the state any more.
+    public var isFinal: Bool { self == .declined || self == .ended }
+}
+
+/// Something that happens to a series.
+public enum SeriesEvent: Sendable, Hashable {
+    /// The payer approves, with the largest amount a single period may ask without asking the user.
+    case approve(cap: Money)
+    /// The payer declines the offer.
+    case decline
+    /// Either side ends the series.
+    case end
+}
+
+/// Why an event does not apply to a series.
+public enum SeriesTransitionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The event does not apply in this state (e.g. approving a declined series).
+    case invalid(from: SeriesState, event: String)
+    /// The cap's currency is not the series'.
+    case capCurrencyMismatch(series: CurrencyCode, cap: CurrencyCode)
+    /// The cap is zero or negative.
+    case capNotPositive
+
+    public var description: String {
+        switch self {
+        case .invalid(let from, let event): "a series that is \(from.rawValue) cannot be \(event)"
+        case .capCurrencyMismatch(let series, let cap):
+            "the cap is in \(cap.code) but the series is in \(series.code)"
+        case .capNotPositive: "the cap must be more than zero"
+        }
+    }
+}
+
+/// What the payer's daemon does with a request that belongs to a series.
+public enum SeriesInstanceDecision: Sendable, Hashable {
+    /// Accept it without asking: the series is approved, the period is within the series and the amount within
+    /// the cap.
+    case acceptAutomatically
+    /// Leave it pending for the user, like any other request, for this reason.
+    case askUser(SeriesHoldReason)
+}
+
+/// Why a series' request waits for the user.
+public enum SeriesHoldReason: String, Sendable, Hashable, Codable {
+    /// The payer has not approved the series (yet).
+    case notApproved = "not-approved"
+    /// The series was declined or ended.
+    case seriesEnded = "series-ended"
+    /// The amount is above the approved cap (or in another currency).
+    case aboveCap = "above-cap"
+    /// The period index lies outside the series (beyond its count).
+    case outsideSeries = "outside-series"
+    /// The period is not due yet by the series' calendar (the payer's daemon checks this; `decide` does not).
+    case notDue = "not-due"
+}
+
+/// The pure state machine of a subscription series: transitions and the payer's standing-approval decision.
+public enum SeriesMachine {
+    /// The state after `event`, or why it does not apply. Ending an ended series is idempotent.
+    public static func apply(
+        _ event: SeriesEvent, to state: SeriesState, amount: Money
+    ) throws(SeriesTransitionError) -> SeriesState {
+        switch (state, event) {
+        case (.offered, .approve(let cap)):
+            guard cap.currency == amount.currency else {
+                throw .capCurrencyMismatch(series: amount.currency, cap: cap.currency)
+            }
+            guard cap.minorUnits > 0 else { throw .capNotPositive }
+            return .approved
+        case (.offered, .decline): return .declined
+        case (.declined, .decline): return .declined
+        case (.offered, .end), (.approved, .end), (.ended, .end): return .ended
+        case (.declined, .end): return .declined
+        case (_, .approve): throw .invalid(from: state, event: "approved")
+        case (_, .decline): throw .invalid(from: state, event: "declined")
+        }
+    }
+
+    /// Whether a series' request for period `index` asking `amount` is accepted without the user.
+    ///
+    /// - Parameters:
+    ///   - state: the series' state on the payer's side.
+    ///   - cap: the approved cap (nil before approval).
+    ///   - count: the number of periods of the series, nil when open-ended.
+    public static func decide(
+        amount: Money, index: Int, state: SeriesState, cap: Money?, count: Int?
+    ) -> SeriesInstanceDecision {
+        switch state {
+        case .offered: return .askUser(.notApproved)
+        case .declined, .ended: return .askUser(.seriesEnded)
+        case .approved: break
+        }
+        if index < 0 || (count.map { index >= $0 } ?? false) { return .askUser(.outsideSeries) }
+        guard let cap, cap.currency == amount.currency, amount.minorUnits <= cap.minorUnits else {
+            return .askUser(.aboveCap)
+        }
+        return .acceptAutomatically
+    }
+
+    /// The namespace of period request IDs (a UUIDv5 namespace of its own).
+    public static let instanceNamespace = UUID(
+        uuid: (
+            0x6B, 0x3F, 0x1C, 0x52, 0x8E, 0x2A, 0x4D, 0x7B, 0x9A, 0x61, 0x0C, 0x4E, 0x2F, 0x88, 0x13, 0xD5
+        ))
+
+    /// The payment ID of period `index` of series `seriesID`: a UUIDv5 (RFC 9562) over the namespace
+    /// `instanceNamespace` and the name `"<series ID, lower case>/<index>"`, so that a daemon that crashed while
+    /// sending a period's request resends the same request, which the payer recognises, instead of a second one.
+    public static func instanceID(series seriesID: UUID, index: Int) -> UUID {
+        UUID.version5(namespace: instanceNamespace, name: "\(seriesID.uuidString.lowercased())/\(index)")
+    }
+
+    /// The message ID of the request frame of period `index` (derived the same way, name suffixed `/request`).
+    public static func instanceMessageID(series seriesID: UUID, index: Int) -> UUID {
+        UUID.version5(
+            namespace: instanceNamespace, name: "\(seriesID.uuidString.lowercased())/\(index)/request")
+    }
+}

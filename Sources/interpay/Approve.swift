@@ -1,0 +1,26 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay approve`
+struct Approve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Approve a subscription offered to you: its requests within the cap are accepted without asking.",
+        discussion: """
+            The cap (--max, in the series' currency) defaults to the offered amount. A request of the series above \
+            the cap, or after the series ended, waits for you like any other request.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The series: its ID or a unique prefix of at least 4 characters.")
+    var series: String
+
+    @Option(help: "The most one period may ask and still be accepted without asking, e.g. 35.00.")
+    var max: String?
+
+    func run() async throws {
+        var params: [String: JSONValue] = ["series": .string(series)]
+        if let max { params["max"] = .string(max) }
+        try await SeriesCommand.run("approve", params, global: global)
+    }
+}

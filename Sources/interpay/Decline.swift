@@ -1,0 +1,22 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay decline`
+struct Decline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decline a subscription offered to you.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The series: its ID or a unique prefix of at least 4 characters.")
+    var series: String
+
+    @Option(help: "Why, shown to the payee (at most 200 code points).")
+    var reason: String?
+
+    func run() async throws {
+        var params: [String: JSONValue] = ["series": .string(series)]
+        if let reason { params["reason"] = .string(reason) }
+        try await SeriesCommand.run("decline", params, global: global)
+    }
+}

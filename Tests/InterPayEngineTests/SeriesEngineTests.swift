@@ -1,0 +1,219 @@
+import Foundation
+import InterPayCore
+import InterPayStore
+import InterPayTestSupport
+import Testing
+
+@testable import InterPayEngine
+
+@Suite("Subscription series over an in-memory link", .serialized)
+struct SeriesEngineTests {
+    static let capabilities = [PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability]
+
+    static func pair() async throws -> (MemoryNode, MemoryNode) {
+        let alice = try MemoryNode("alice", capabilities: capabilities)
+        let bob = try MemoryNode("bob", capabilities: capabilities)
+        MemoryLink.connect(alice.link, bob.link)
+        await eventually("both sides hold the session") {
+            alice.link.session(with: bob.id) != nil && bob.link.session(with: alice.id) != nil
+        }
+        return (alice, bob)
+    }
+
+    /// Alice offers Bob a series of 12.50 MXN every 60 s (fixed periods), started `ago` seconds ago.
+    static func offer(
+        _ alice: MemoryNode, _ bob: MemoryNode, ago: Int64 = 0, count: Int? = nil
+    ) async throws
+        -> SeriesRecord
+    {
+        let series = try await alice.engine.offerSeries(
+            to: bob.id, amount: try pesos(), period: .month, start: Timestamp.now.adding(seconds: -ago), count: count,
+            memo: "gym", category: "sport", timeZone: "UTC", periodSeconds: 60)
+        await eventually("the offer reached the payer") {
+            (try? await bob.database.seriesList().first { $0.series.id == series.id }) != nil
+        }
+        await eventually("the offer was acknowledged") {
+            (try? await alice.database.seriesList().first { $0.series.id == series.id })?.series.outMessageID == nil
+        }
+        return series
+    }
+
+    static func payments(of series: UUID, in node: MemoryNode) async throws -> [PaymentRecord] {
+        try await node.database.paymentViews(filter: PaymentFilter()).map(\.record).filter { $0.seriesID == series }
+    }
+
+    @Test("offer → approve with a cap → the period due is requested and accepted automatically, once")
+    func approvedWithinCap() async throws {
+        let (alice, bob) = try await Self.pair()
+        let series = try await Self.offer(alice, bob)
+        let offered = try #require(try await bob.database.seriesList().first)
+        #expect(offered.series.state == .offered && offered.series.role == .payer)
+        let approved = try await bob.engine.command(
+            .approve(cap: Money(minorUnits: 15_00, currency: try CurrencyCode("MXN"))), seriesID: series.id)
+        #expect(approved.state == .approved && approved.capMinor == 15_00)
+        let id = SeriesMachine.instanceID(series: series.id, index: 0)
+        await eventually("the first period is accepted on both sides") {
+            let onBob = try? await bob.database.payment(id: id)
+            let onAlice = try? await alice.database.payment(id: id)
+            return onBob?.state == .accepted && onAlice?.state == .accepted
+        }
+        let onBob = try #require(try await bob.database.payment(id: id))
+        #expect(onBob.seriesID == series.id && onBob.seriesIndex == 0)
+        let events = try await bob.database.events(paymentID: id)
+        #expect(events.contains { $0.toState == .accepted && ($0.detail ?? "").contains("accepted automatically") })
+        // More ticks in the same period request nothing more.
+        await alice.engine.tick()
+        await alice.engine.tick()
+        #expect(try await Self.payments(of: series.id, in: alice).count == 1)
+        let view = try #require(try await bob.database.seriesList().first)
+        #expect(view.instances == 1 && view.paid == 1)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a period above the cap waits for the user; only the latest missed period is requested")
+    func aboveCapAndMissedPeriods() async throws {
+        let (alice, bob) = try await Self.pair()
+        // Started 330 s ago with 60 s periods: periods 0 to 5 are due; only 5 is requested.
+        let series = try await Self.offer(alice, bob, ago: 330)
+        _ = try await bob.engine.command(
+            .approve(cap: Money(minorUnits: 10_00, currency: try CurrencyCode("MXN"))), seriesID: series.id)
+        let id = SeriesMachine.instanceID(series: series.id, index: 5)
+        await eventually("period 5 reached the payer") { (try? await bob.database.payment(id: id)) != nil }
+        await alice.engine.tick()
+        let onBob = try #require(try await bob.database.payment(id: id))
+        #expect(onBob.state == .pending)
+        #expect(try await Self.payments(of: series.id, in: bob).count == 1)
+        #expect(try await Self.payments(of: series.id, in: alice).count == 1)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("unsubscribe from either side ends the series on both; nothing more is requested or auto-accepted")
+    func unsubscribe() async throws {
+        let (alice, bob) = try await Self.pair()
+        let first = try await Self.offer(alice, bob, ago: 0)
+        _ = try await bob.engine.command(.approve(cap: nil), seriesID: first.id)
+        _ = try await bob.engine.command(.end(reason: "moving out"), seriesID: first.id)
+        await eventually("the payee sees the series ended") {
+            (try? await alice.database.seriesList().first { $0.series.id == first.id })?.series.state == .ended
+        }
+        let second = try await Self.offer(alice, bob, ago: 0)
+        _ = try await alice.engine.command(.end(reason: nil), seriesID: second.id)
+        await eventually("the payer sees the series ended") {
+            (try? await bob.database.seriesList().first { $0.series.id == second.id })?.series.state == .ended
+        }
+        await #expect(throws: EngineError.self) {
+            try await bob.engine.command(.approve(cap: nil), seriesID: second.id)
+        }
+        await alice.engine.tick(now: Timestamp.now.adding(seconds: 120))
+        #expect(try await Self.payments(of: second.id, in: alice).isEmpty)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a period requested while the payer is away is delivered once when it comes back")
+    func requestedWhileAway() async throws {
+        let (alice, bob) = try await Self.pair()
+        let series = try await Self.offer(alice, bob, ago: 0)
+        _ = try await bob.engine.command(.approve(cap: nil), seriesID: series.id)
+        let first = SeriesMachine.instanceID(series: series.id, index: 0)
+        await eventually("period 0 accepted") { (try? await alice.database.payment(id: first))?.state == .accepted }
+        MemoryLink.disconnect(alice.link, bob.link)
+        await eventually("the session is gone") { alice.link.session(with: bob.id) == nil }
+        // Two ticks a period later, while apart: one request, committed to the outbox.
+        await alice.engine.tick(now: Timestamp.now.adding(seconds: 61))
+        await alice.engine.tick(now: Timestamp.now.adding(seconds: 62))
+        MemoryLink.connect(alice.link, bob.link)
+        let second = SeriesMachine.instanceID(series: series.id, index: 1)
+        await eventually("period 1 accepted on both sides") {
+            (try? await alice.database.payment(id: second))?.state == .accepted
+        }
+        #expect(try await Self.payments(of: series.id, in: bob).count == 2)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a peer without the capability is told no; a request naming someone else's series is an ordinary one")
+    func refusals() async throws {
+        let alice = try MemoryNode("alice", capabilities: Self.capabilities)
+        let carol = try MemoryNode("carol", capabilities: [PaymentMessage.receiptsCapability])
+        MemoryLink.connect(alice.link, carol.link)
+        await eventually("session") { alice.link.session(with: carol.id) != nil }
+        await #expect(throws: EngineError.self) {
+            try await alice.engine.offerSeries(
+                to: carol.id, amount: try pesos(), period: .week, memo: "", category: nil, timeZone: "UTC")
+        }
+        await alice.stop()
+        await carol.stop()
+
+        let (payee, payer) = try await Self.pair()
+        let forged = try PaymentRequest(
+            id: UUID(), payee: payee.id, payer: payer.id, amount: try pesos(), memo: "", category: nil,
+            createdAt: .now, expiresAt: Timestamp.now.adding(seconds: 600),
+            series: SeriesLink(seriesID: UUID(), index: 0))
+        await payer.engine.receive(.request(.init(messageID: UUID(), payment: forged)), from: payee.id)
+        await eventually("stored") { (try? await payer.database.payment(id: forged.id)) != nil }
+        let stored = try #require(try await payer.database.payment(id: forged.id))
+        #expect(stored.state == .pending && stored.seriesID == nil)
+
+        // An approved series: a request for period 0 under another ID than the derived one is an ordinary request,
+        // and a period not yet due is not accepted in advance.
+        let series = try await Self.offer(payee, payer)
+        _ = try await payer.engine.command(.approve(cap: nil), seriesID: series.id)
+        let first = SeriesMachine.instanceID(series: series.id, index: 0)
+        await eventually("period 0 accepted") { (try? await payer.database.payment(id: first))?.state == .accepted }
+        let second = try PaymentRequest(
+            id: UUID(), payee: payee.id, payer: payer.id, amount: try pesos(), memo: "", category: nil,
+            createdAt: .now, expiresAt: Timestamp.now.adding(seconds: 600),
+            series: SeriesLink(seriesID: series.id, index: 0))
+        await payer.engine.receive(.request(.init(messageID: UUID(), payment: second)), from: payee.id)
+        let early = try PaymentRequest(
+            id: SeriesMachine.instanceID(series: series.id, index: 50), payee: payee.id, payer: payer.id,
+            amount: try pesos(), memo: "", category: nil, createdAt: .now,
+            expiresAt: Timestamp.now.adding(seconds: 600),
+            series: SeriesLink(seriesID: series.id, index: 50))
+        await payer.engine.receive(.request(.init(messageID: UUID(), payment: early)), from: payee.id)
+        await eventually("both stored") {
+            let one = try? await payer.database.payment(id: second.id)
+            let other = try? await payer.database.payment(id: early.id)
+            return one != nil && other != nil
+        }
+        let secondStored = try #require(try await payer.database.payment(id: second.id))
+        #expect(secondStored.state == .pending && secondStored.seriesID == nil)
+        let earlyStored = try #require(try await payer.database.payment(id: early.id))
+        #expect(earlyStored.state == .pending && earlyStored.seriesID == series.id)
+        await payee.stop()
+        await payer.stop()
+    }
+
+    @Test("offers waiting for the user are bounded per peer: the next one is refused and not stored")
+    func floodOfOffers() async throws {
+        let (alice, bob) = try await Self.pair()
+        var offered: [UUID] = []
+        for _ in 0...PaymentEngine.maxOffersPerPeer {
+            offered.append(
+                try await alice.engine.offerSeries(
+                    to: bob.id, amount: try pesos(), period: .week, memo: "", category: nil, timeZone: "UTC"
+                ).id)
+        }
+        await eventually("the payer holds the first offers") {
+            (try? await bob.database.seriesList().count) == PaymentEngine.maxOffersPerPeer
+        }
+        // One more ping through the payer's queue, then the count is final.
+        _ = await bob.engine.ping()
+        let stored = try await bob.database.seriesList().map(\.series.id)
+        #expect(stored.count == PaymentEngine.maxOffersPerPeer)
+        #expect(Set(stored) == Set(offered.prefix(PaymentEngine.maxOffersPerPeer)))
+        // Declining one makes room: the refused offer, resent on the next session, is stored then.
+        _ = try await bob.engine.command(.decline(reason: nil), seriesID: offered[0])
+        MemoryLink.disconnect(alice.link, bob.link)
+        await eventually("apart") { alice.link.session(with: bob.id) == nil }
+        MemoryLink.connect(alice.link, bob.link)
+        await eventually("the refused offer arrives on the next session") {
+            (try? await bob.database.seriesList().count) == PaymentEngine.maxOffersPerPeer + 1
+        }
+        await alice.stop()
+        await bob.stop()
+    }
+}
