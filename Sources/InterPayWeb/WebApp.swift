@@ -83,7 +83,7 @@ public enum WebApp {
                 do {
                     params = try JSONValue(parsing: body.readableBytesView)
                 } catch {
-                    return errorResponse(RPCError(code: .parseError, message: error.description))
+                    return errorResponse(RPCError(code: .parseError, message: "\(error)"))
                 }
             }
             if let params, params.objectValue == nil, params.arrayValue == nil {

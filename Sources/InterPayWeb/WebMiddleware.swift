@@ -87,7 +87,7 @@ public struct AuthMiddleware<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         if request.uri.path == "/login" { return try await next(request, context) }
-        let presented = Self.bearer(request) ?? request.cookies[WebAccess.cookieName]?.value
+        let presented = Self.bearer(request).map(String.init) ?? request.cookies[WebAccess.cookieName]?.value
         guard let presented, WebToken.matches(presented, access.token) else {
             throw HTTPError(
                 .unauthorized, headers: [.wwwAuthenticate: "Bearer"],

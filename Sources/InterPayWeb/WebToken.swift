@@ -20,7 +20,7 @@ public enum WebToken {
     public static func loadOrCreate(in directory: URL) throws(WebTokenError) -> String {
         let path = directory.appending(path: fileName).path
         if let data = FileManager.default.contents(atPath: path),
-            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            case let text = String(decoding: data, as: UTF8.self).filter({ !$0.isWhitespace }),
             isWellFormed(text)
         {
             guard chmod(path, 0o600) == 0 else { throw .unwritable(path: path, errno: errno) }

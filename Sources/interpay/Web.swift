@@ -44,7 +44,9 @@ struct Web: AsyncParsableCommand {
         defer { for pointer in argv { free(pointer) } }
         let status = posix_spawnp(&pid, "xdg-open", nil, nil, &argv, environ)
         if status != 0 {
-            FileHandle.standardError.write(Data("interpay: cannot run xdg-open; open the URL above yourself\n".utf8))
+            let message = Array("interpay: cannot run xdg-open; open the URL above yourself\n".utf8)
+            // Nothing more to do if even standard error cannot be written.
+            _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
         }
     }
 }

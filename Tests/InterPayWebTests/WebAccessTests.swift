@@ -7,7 +7,7 @@ import Testing
 
 /// A control method table that answers `status`, echoes params, fails on demand, and has a fixed event feed.
 struct FakeHandler: ControlHandler {
-    var events: [JSONValue] = []
+    var feed: [JSONValue] = []
 
     func handle(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
         switch method {
@@ -20,7 +20,7 @@ struct FakeHandler: ControlHandler {
 
     func events() -> AsyncStream<JSONValue> {
         let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self)
-        for event in events { continuation.yield(event) }
+        for event in feed { continuation.yield(event) }
         continuation.finish()
         return stream
     }
@@ -196,7 +196,7 @@ struct WebAccessTests {
 
     @Test("/api/events streams the daemon's events as Server-Sent Events")
     func events() async throws {
-        let handler = FakeHandler(events: [
+        let handler = FakeHandler(feed: [
             ["event": "request-received", "payment": ["id": "p1"]], ["event": "peer-up"],
         ])
         try await Self.application(handler: handler).test(.router) { client in
