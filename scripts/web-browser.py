@@ -125,6 +125,14 @@ def alice():
             driver.get(driver.current_url.split("#")[0] + "#" + page)
             wait(driver, lambda d: d.execute_script(f"return document.body.dataset.page === '{page}'"), 10, page)
             time.sleep(0.3)
+            if page == "converter":
+                driver.find_element(By.CSS_SELECTOR, "#convert-form button").click()
+                check(wait(driver, lambda d: "MX$1,850.00" in d.find_element(By.ID, "convert-result").text, 10,
+                           "conversion"), "Converter: 100 USD is MX$1,850.00 at the fixture's rate, with its freshness")
+            if page == "profile":
+                check(wait(driver, lambda d: d.execute_script(
+                    "const i = document.getElementById('profile-qr'); return !i.hidden && i.naturalWidth > 0"), 5,
+                    "QR code"), "Profile: the peer ID and its QR code (node-qrcode-generator)")
             shot(driver, page)
         signal("alice-done")
     finally:

@@ -24,18 +24,24 @@ public enum WebApp {
     /// Largest request body read, in bytes.
     public static let maxBodySize = 64 * 1024
 
-    /// Where Debian's `libjs-chart.js` puts Chart.js; the first file found is served as `/vendor/chart.js`.
-    public static let chartScriptPaths = [
-        "/usr/share/javascript/chart.js/chart.umd.min.js", "/usr/share/javascript/chart.js/chart.min.js",
-        "/usr/share/javascript/chart.js/chart.umd.js", "/usr/share/javascript/chartjs/chart.min.js",
-        "/usr/share/nodejs/chart.js/dist/chart.umd.js", "/usr/share/javascript/chart.js/Chart.min.js",
+    /// The scripts served from Debian's packages under `/vendor/`, each the first file found of its list:
+    /// Chart.js (`libjs-chart.js`) and the QR code generator (`node-qrcode-generator`).
+    public static let vendorScripts: [String: [String]] = [
+        "chart.js": [
+            "/usr/share/javascript/chart.js/chart.umd.min.js", "/usr/share/javascript/chart.js/chart.min.js",
+            "/usr/share/javascript/chart.js/chart.umd.js", "/usr/share/javascript/chartjs/chart.min.js",
+            "/usr/share/nodejs/chart.js/dist/chart.umd.js",
+        ],
+        "qrcode.js": [
+            "/usr/share/javascript/qrcode-generator/qrcode.js", "/usr/share/nodejs/qrcode-generator/qrcode.js",
+        ],
     ]
 
     /// The router: every request passes the security headers, the `Host` check, the `Origin` check and the
     /// token check, in that order.
     public static func router(
         handler: any ControlHandler, access: WebAccess, heartbeat: Duration = .seconds(15),
-        chartScriptPaths: [String] = chartScriptPaths
+        vendorScripts: [String: [String]] = vendorScripts
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
@@ -55,15 +61,17 @@ public enum WebApp {
         }
         router.get("/") { _, _ in try asset("index.html") }
         router.get("/assets/:name") { _, context in try asset(context.parameters.get("name") ?? "") }
-        router.get("/vendor/chart.js") { _, _ -> Response in
-            for path in chartScriptPaths {
+        router.get("/vendor/:name") { _, context -> Response in
+            let name = context.parameters.get("name") ?? ""
+            for path in vendorScripts[name] ?? [] {
                 if let data = FileManager.default.contents(atPath: path) {
                     return Response(
                         status: .ok, headers: [.contentType: "text/javascript; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
                 }
             }
-            throw HTTPError(.notFound, message: "Chart.js is not installed (Debian: libjs-chart.js)")
+            throw HTTPError(
+                .notFound, message: "\(name) is not installed (Debian: libjs-chart.js, node-qrcode-generator)")
         }
         router.get("/api/events") { _, _ in events(handler: handler, heartbeat: heartbeat) }
         router.get("/api/:method") { _, context -> Response in

@@ -78,9 +78,14 @@ extension WebAssets {
                   element("td", trust, peer.trust.state === "paired" ? {} : { class: "unverified" }));
                 const actions = element("td");
                 if (peer.trust.state === "paired") {
+                  const rename = element("button", t("rename"), { type: "button" });
+                  rename.addEventListener("click", () => {
+                    const name = prompt(t("rename"), peer.name || "");
+                    if (name) act("rename", { peer: peer.id, name }, loadNearby);
+                  });
                   const button = element("button", t("untrust"), { type: "button", class: "secondary" });
                   button.addEventListener("click", () => act("untrust", { peer: peer.id }, loadNearby));
-                  actions.append(button);
+                  actions.append(rename, button);
                 } else if (peer.session === "up") {
                   const button = element("button", t("pair"), { type: "button" });
                   button.addEventListener("click", () => act("pair", { peer: peer.id }, loadNearby));
@@ -191,7 +196,8 @@ extension WebAssets {
               $("history-rows").replaceChildren(...payments.map((p) => {
                 const row = element("tr");
                 row.append(element("td", new Date(p.createdAt * 1000).toLocaleString(language)), element("td", peerLabel(p.peer)),
-                  element("td", money(p.minorUnits, p.currency)), element("td", t(p.state)), element("td", p.memo));
+                  element("td", money(p.minorUnits, p.currency)), element("td", t(p.state)), element("td", p.memo),
+                  element("td", p.quote ? money(p.quote.minorUnits, p.quote.currency) : ""));
                 return row;
               }));
             }
@@ -251,10 +257,29 @@ extension WebAssets {
               $("profile-id").textContent = status.id;
               $("profile-short").textContent = status.shortID;
               $("profile-version").textContent = status.version;
+              if (window.qrcode) {
+                const code = window.qrcode(0, "M");
+                code.addData(status.id);
+                code.make();
+                $("profile-qr").src = code.createDataURL(5, 4);
+                $("profile-qr").alt = `${t("peerID")}: ${status.id}`;
+                $("profile-qr").hidden = false;
+              }
+            }
+
+            async function loadConverter() {
+              try {
+                const rates = await api("rates");
+                const age = Math.round(rates.ageSeconds / 60);
+                $("rates-freshness").textContent =
+                  `${t("ratesFrom")} ${rates.source}, ${age} min${rates.stale ? ` (${t("stale")})` : ""}`;
+              } catch (error) {
+                $("rates-freshness").textContent = error.message;
+              }
             }
 
             const pages = { nearby: loadNearby, request: loadNearby, inbox: loadInbox, history: loadHistory, sales: loadSales,
-              converter: async () => {}, profile: loadProfile };
+              converter: loadConverter, profile: loadProfile };
 
             async function show() {
               const page = (location.hash || "#inbox").slice(1);
@@ -314,7 +339,8 @@ extension WebAssets {
                 accept: "Accept", reject: "Reject", cancel: "Cancel", pending: "pending", accepted: "accepted", paid: "paid",
                 settled: "settled", rejected: "rejected", cancelled: "cancelled", expired: "expired", requested: "Requested",
                 expiresIn: "Expires in", decimals: "Decimals at most:", rate: "rate", stale: "stale rates", none: "none",
-                noChart: "Chart.js is not installed (Debian: libjs-chart.js).",
+                noChart: "Chart.js is not installed (Debian: libjs-chart.js).", quote: "Quote", rename: "Rename",
+                ratesFrom: "Rates from",
               },
               es: {
                 language: "Idioma", nearby: "Cerca", request: "Cobrar", inbox: "Bandeja", history: "Historial", sales: "Ventas",
@@ -330,7 +356,8 @@ extension WebAssets {
                 cancel: "Cancelar", pending: "pendiente", accepted: "aceptado", paid: "pagado", settled: "liquidado",
                 rejected: "rechazado", cancelled: "cancelado", expired: "vencido", requested: "Cobro enviado",
                 expiresIn: "Vence en", decimals: "Decimales como máximo:", rate: "tipo", stale: "tipos desactualizados",
-                none: "ninguna", noChart: "Chart.js no está instalado (Debian: libjs-chart.js).",
+                none: "ninguna", noChart: "Chart.js no está instalado (Debian: libjs-chart.js).", quote: "Cotización",
+                rename: "Renombrar", ratesFrom: "Tipos de",
               },
             };
             """##
@@ -346,6 +373,7 @@ extension WebAssets {
             <title>InterPay</title>
             <link rel="stylesheet" href="/assets/style.css">
             <script src="/vendor/chart.js" defer></script>
+            <script src="/vendor/qrcode.js" defer></script>
             <script type="module" src="/assets/app.js"></script>
             </head>
             <body>
@@ -408,7 +436,7 @@ extension WebAssets {
                 <label><span data-t="since">Since</span><input id="history-since" type="date"></label>
               </form>
               <table><thead><tr><th data-t="when">When</th><th data-t="peer">Peer</th><th data-t="amount">Amount</th>
-                <th data-t="state">State</th><th data-t="memo">Memo</th></tr></thead><tbody id="history-rows"></tbody></table>
+                <th data-t="state">State</th><th data-t="memo">Memo</th><th data-t="quote">Quote</th></tr></thead><tbody id="history-rows"></tbody></table>
             </section>
             <section id="page-sales" hidden>
               <h2 data-t="sales">Sales</h2>
@@ -429,11 +457,13 @@ extension WebAssets {
                 <button type="submit" data-t="convert">Convert</button>
               </form>
               <p id="convert-result" role="status"></p>
+              <p id="rates-freshness" class="muted"></p>
             </section>
             <section id="page-profile" hidden>
               <h2 data-t="profile">Profile</h2>
               <dl><dt data-t="name">Name</dt><dd id="profile-name"></dd><dt data-t="peerID">Peer ID</dt><dd id="profile-id" class="mono"></dd>
                 <dt data-t="shortID">Short ID</dt><dd id="profile-short" class="mono"></dd><dt data-t="version">Version</dt><dd id="profile-version"></dd></dl>
+              <img id="profile-qr" alt="" hidden>
             </section>
             </main>
             </body>

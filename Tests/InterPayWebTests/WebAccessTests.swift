@@ -232,10 +232,12 @@ struct WebAccessTests {
         let missing = Application(
             router: WebApp.router(
                 handler: FakeHandler(), access: WebAccess(token: Self.token, port: 80),
-                chartScriptPaths: ["/nonexistent/chart.js"]))
+                vendorScripts: ["chart.js": ["/nonexistent/chart.js"]]))
         try await missing.test(.router) { client in
-            try await client.execute(uri: "/vendor/chart.js", method: .get, headers: Self.cookie) {
-                #expect($0.status == .notFound)
+            for name in ["chart.js", "passwd"] {
+                try await client.execute(uri: "/vendor/\(name)", method: .get, headers: Self.cookie) {
+                    #expect($0.status == .notFound)
+                }
             }
         }
     }

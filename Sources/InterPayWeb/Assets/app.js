@@ -70,9 +70,14 @@ async function loadNearby() {
       element("td", trust, peer.trust.state === "paired" ? {} : { class: "unverified" }));
     const actions = element("td");
     if (peer.trust.state === "paired") {
+      const rename = element("button", t("rename"), { type: "button" });
+      rename.addEventListener("click", () => {
+        const name = prompt(t("rename"), peer.name || "");
+        if (name) act("rename", { peer: peer.id, name }, loadNearby);
+      });
       const button = element("button", t("untrust"), { type: "button", class: "secondary" });
       button.addEventListener("click", () => act("untrust", { peer: peer.id }, loadNearby));
-      actions.append(button);
+      actions.append(rename, button);
     } else if (peer.session === "up") {
       const button = element("button", t("pair"), { type: "button" });
       button.addEventListener("click", () => act("pair", { peer: peer.id }, loadNearby));
@@ -183,7 +188,8 @@ async function loadHistory() {
   $("history-rows").replaceChildren(...payments.map((p) => {
     const row = element("tr");
     row.append(element("td", new Date(p.createdAt * 1000).toLocaleString(language)), element("td", peerLabel(p.peer)),
-      element("td", money(p.minorUnits, p.currency)), element("td", t(p.state)), element("td", p.memo));
+      element("td", money(p.minorUnits, p.currency)), element("td", t(p.state)), element("td", p.memo),
+      element("td", p.quote ? money(p.quote.minorUnits, p.quote.currency) : ""));
     return row;
   }));
 }
@@ -243,10 +249,29 @@ async function loadProfile() {
   $("profile-id").textContent = status.id;
   $("profile-short").textContent = status.shortID;
   $("profile-version").textContent = status.version;
+  if (window.qrcode) {
+    const code = window.qrcode(0, "M");
+    code.addData(status.id);
+    code.make();
+    $("profile-qr").src = code.createDataURL(5, 4);
+    $("profile-qr").alt = `${t("peerID")}: ${status.id}`;
+    $("profile-qr").hidden = false;
+  }
+}
+
+async function loadConverter() {
+  try {
+    const rates = await api("rates");
+    const age = Math.round(rates.ageSeconds / 60);
+    $("rates-freshness").textContent =
+      `${t("ratesFrom")} ${rates.source}, ${age} min${rates.stale ? ` (${t("stale")})` : ""}`;
+  } catch (error) {
+    $("rates-freshness").textContent = error.message;
+  }
 }
 
 const pages = { nearby: loadNearby, request: loadNearby, inbox: loadInbox, history: loadHistory, sales: loadSales,
-  converter: async () => {}, profile: loadProfile };
+  converter: loadConverter, profile: loadProfile };
 
 async function show() {
   const page = (location.hash || "#inbox").slice(1);

@@ -13,7 +13,8 @@ export const strings = {
     accept: "Accept", reject: "Reject", cancel: "Cancel", pending: "pending", accepted: "accepted", paid: "paid",
     settled: "settled", rejected: "rejected", cancelled: "cancelled", expired: "expired", requested: "Requested",
     expiresIn: "Expires in", decimals: "Decimals at most:", rate: "rate", stale: "stale rates", none: "none",
-    noChart: "Chart.js is not installed (Debian: libjs-chart.js).",
+    noChart: "Chart.js is not installed (Debian: libjs-chart.js).", quote: "Quote", rename: "Rename",
+    ratesFrom: "Rates from",
   },
   es: {
     language: "Idioma", nearby: "Cerca", request: "Cobrar", inbox: "Bandeja", history: "Historial", sales: "Ventas",
@@ -29,6 +30,7 @@ export const strings = {
     cancel: "Cancelar", pending: "pendiente", accepted: "aceptado", paid: "pagado", settled: "liquidado",
     rejected: "rechazado", cancelled: "cancelado", expired: "vencido", requested: "Cobro enviado",
     expiresIn: "Vence en", decimals: "Decimales como máximo:", rate: "tipo", stale: "tipos desactualizados",
-    none: "ninguna", noChart: "Chart.js no está instalado (Debian: libjs-chart.js).",
+    none: "ninguna", noChart: "Chart.js no está instalado (Debian: libjs-chart.js).", quote: "Cotización",
+    rename: "Renombrar", ratesFrom: "Tipos de",
   },
 };
