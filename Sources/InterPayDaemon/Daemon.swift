@@ -121,7 +121,8 @@ public enum Daemon {
         if let address = configuration.webListen, let webToken {
             web.append(
                 WebService(
-                    address: address, handler: methods, access: WebAccess(token: webToken), logger: logger,
+                    address: address, handler: methods, access: WebAccess(token: webToken, host: address.host),
+                    logger: logger,
                     onListening: { port in shared.webPort = port }))
         }
         return [HangupService(logger: logger), peers] + web + [control, notify]

@@ -121,6 +121,10 @@ struct WebAccessTests {
         #expect(!access.isAllowedHost("127.0.0.1"))
         #expect(!access.isAllowedHost(nil))
         #expect(!WebAccess(token: Self.token).isAllowedHost("127.0.0.1:0"))
+        // Bound to another loopback address, that address is a name of this server too; others are not.
+        let other = WebAccess(token: Self.token, host: "127.0.0.2", port: 7780)
+        #expect(other.isAllowedHost("127.0.0.2:7780") && other.isAllowedHost("localhost:7780"))
+        #expect(!other.isAllowedHost("127.0.0.3:7780"))
     }
 
     @Test("a cross-origin POST: 403 whatever its path, even with the token")
