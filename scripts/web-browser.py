@@ -58,9 +58,12 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=420,900", f"--user-data-dir={work}/chromium-{role}", "--lang=en-US",
+                 "--window-size=420,900", f"--user-data-dir={work}/chromium-{role}",
+                 # bob's browser asks for Spanish (Accept-Language), alice's for English.
+                 "--lang=es-MX" if role == "bob" else "--lang=en-US",
                  "--no-first-run", "--disable-background-networking", "--disable-component-update"]:
         options.add_argument(flag)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "es-MX,es" if role == "bob" else "en-US,en"})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
@@ -169,18 +172,22 @@ def bob():
         wanted = {(r["direction"], r["currency"]): r["totalMinor"] for r in stats}
         check(shown == wanted and wanted.get(("in", "MXN")) == 1250,
               f"bob's Sales totals equal interpay stats --json ({shown} vs {wanted})")
+        wait(driver, lambda d: d.execute_script("return !!window.Chart"), 5, "Chart.js")
+        time.sleep(0.3)
         pixels = driver.execute_script("""
             const c = document.getElementById('sales-chart');
             const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
             let n = 0; for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++; return n;""")
         check(pixels > 500, f"the Sales chart is drawn ({pixels} non-blank pixels)")
-        shot(driver, "sales-bob")
-        Select(driver.find_element(By.ID, "language")).select_by_value("es")
-        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Ventas", 5, "es")
         check(driver.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Ventas"
               and "$12.50" in driver.find_element(By.ID, "sales-rows").text,
-              "switched to Spanish: 'Ventas', amounts as es-MX ($12.50)")
+              "Spanish from Accept-Language (es-MX): 'Ventas', amounts as es-MX ($12.50): "
+              + driver.find_element(By.ID, "sales-rows").text.replace("\n", " | "))
         shot(driver, "sales-es")
+        Select(driver.find_element(By.ID, "language")).select_by_value("en")
+        check(wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Sales", 5,
+                   "en"), "switched to English: 'Sales'")
+        shot(driver, "sales-bob")
     finally:
         driver.quit()
 

@@ -59,7 +59,16 @@ public enum WebApp {
                     name: WebAccess.cookieName, value: access.token, path: "/", httpOnly: true, sameSite: .strict))
             return response
         }
-        router.get("/") { _, _ in try asset("index.html") }
+        router.get("/") { request, _ -> Response in
+            // The page's language from Accept-Language (Spanish or English); the page lets the user switch.
+            var response = try asset("index.html")
+            let language = language(acceptLanguage: request.headers[.acceptLanguage])
+            if language != "en", let page = WebAssets.text(of: "index.html") {
+                response.body = .init(
+                    byteBuffer: ByteBuffer(string: page.replacing(#"<html lang="en">"#, with: #"<html lang="es">"#)))
+            }
+            return response
+        }
         router.get("/assets/:name") { _, context in try asset(context.parameters.get("name") ?? "") }
         router.get("/vendor/:name") { _, context -> Response in
             let name = context.parameters.get("name") ?? ""
@@ -100,6 +109,24 @@ public enum WebApp {
             return await call(handler, method, params: params)
         }
         return router
+    }
+
+    /// The language of the pages for an `Accept-Language` header: `es` when Spanish comes before English (by
+    /// quality, then order), else `en`.
+    public static func language(acceptLanguage: String?) -> String {
+        var best: (language: String, quality: Double)?
+        for part in (acceptLanguage ?? "").split(separator: ",") {
+            let pieces = part.split(separator: ";").map { $0.trimmingWhitespace }
+            guard let tag = pieces.first?.lowercased() else { continue }
+            let primary = String(tag.prefix { $0 != "-" })
+            guard primary == "es" || primary == "en" else { continue }
+            var quality = 1.0
+            for piece in pieces.dropFirst() where piece.hasPrefix("q=") {
+                quality = Double(piece.dropFirst(2)) ?? 0
+            }
+            if quality > (best?.quality ?? 0) { best = (primary, quality) }
+        }
+        return best?.language ?? "en"
     }
 
     /// One method call: the result as the body, or `{"error": {code, message, data}}` with a matching status.
@@ -169,5 +196,12 @@ public enum WebApp {
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces and tabs.
+    fileprivate var trimmingWhitespace: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

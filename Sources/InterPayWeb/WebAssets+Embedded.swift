@@ -11,7 +11,8 @@ extension WebAssets {
             import { strings } from "/assets/i18n.js";
 
             const $ = (id) => document.getElementById(id);
-            let language = localStorage.getItem("language") || (navigator.language || "en").slice(0, 2);
+            // The language the user chose here, else the one the daemon picked from Accept-Language (<html lang>).
+            let language = localStorage.getItem("language") || document.documentElement.lang || "en";
             if (!strings[language]) language = "en";
             const t = (key) => strings[language][key] || strings.en[key] || key;
             let peers = [];

@@ -246,6 +246,22 @@ struct WebAccessTests {
         }
     }
 
+    @Test("the page's language comes from Accept-Language")
+    func language() async throws {
+        #expect(WebApp.language(acceptLanguage: "es-MX,es;q=0.9,en;q=0.8") == "es")
+        #expect(WebApp.language(acceptLanguage: "en-US,en;q=0.9,es;q=0.8") == "en")
+        #expect(WebApp.language(acceptLanguage: "fr-FR, es;q=0.5") == "es")
+        #expect(WebApp.language(acceptLanguage: "de") == "en")
+        #expect(WebApp.language(acceptLanguage: nil) == "en")
+        try await Self.application().test(.router) { client in
+            var headers = Self.cookie
+            headers[.acceptLanguage] = "es-MX,es;q=0.9"
+            try await client.execute(uri: "/", method: .get, headers: headers) { response in
+                #expect(String(buffer: response.body).contains(#"<html lang="es">"#))
+            }
+        }
+    }
+
     @Test("the embedded pages are the files in Assets/ (run scripts/embed-web-assets after editing one)")
     func embeddedAssetsAreCurrent() throws {
         let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
