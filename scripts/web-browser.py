@@ -113,6 +113,8 @@ def alice():
         driver.find_element(By.ID, "request-currency").send_keys("MXN")
         driver.find_element(By.ID, "request-memo").send_keys("tacos")
         driver.find_element(By.ID, "request-category").send_keys("food")
+        check(wait(driver, lambda d: d.find_element(By.ID, "request-converted").text == "≈ $0.68", 5, "preview"),
+              "Request: the amount in alice's preferred currency, live (≈ $0.68 at the fixture's 18.5 MXN/USD)")
         shot(driver, "request")
         driver.find_element(By.ID, "request-send").click()
         ok = wait(driver, lambda d: d.find_element(By.ID, "request-result").get_attribute("data-payment"), 10,

@@ -19,11 +19,13 @@ public struct DaemonStatus: Sendable, Equatable, Decodable {
     public var sessions: Int64
     /// The web app's port on loopback; nil when the web app is off.
     public var webPort: Int64?
+    /// The preferred currency amounts are also shown in (`rates.currency`); nil when none is set.
+    public var currency: String?
 
     /// A status.
     public init(
         name: String, id: String, shortID: String, port: Int64, version: String, uptimeSeconds: Int64,
-        discovery: String, sessions: Int64, webPort: Int64?
+        discovery: String, sessions: Int64, webPort: Int64?, currency: String? = nil
     ) {
         self.name = name
         self.id = id
@@ -34,14 +36,17 @@ public struct DaemonStatus: Sendable, Equatable, Decodable {
         self.discovery = discovery
         self.sessions = sessions
         self.webPort = webPort
+        self.currency = currency
     }
 
-    /// The JSON object: every field present, `webPort` null when the web app is off.
+    /// The JSON object: every field present, `webPort` null when the web app is off, `currency` null when none is
+    /// preferred.
     public var jsonValue: JSONValue {
         .object([
             "name": .string(name), "id": .string(id), "shortID": .string(shortID), "port": .int(port),
             "version": .string(version), "uptimeSeconds": .int(uptimeSeconds), "discovery": .string(discovery),
             "sessions": .int(sessions), "webPort": webPort.map(JSONValue.int) ?? .null,
+            "currency": currency.map(JSONValue.string) ?? .null,
         ])
     }
 }

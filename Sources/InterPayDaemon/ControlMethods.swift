@@ -75,7 +75,8 @@ struct ControlMethods: ControlHandler {
             shortID: sessions.identity.peerID.shortDescription, port: Int64(shared.port),
             version: configuration.version, uptimeSeconds: uptime.components.seconds, discovery: shared.discovery,
             sessions: Int64(await sessions.currentSessions().count),
-            webPort: shared.webPort == 0 ? nil : Int64(shared.webPort)
+            webPort: shared.webPort == 0 ? nil : Int64(shared.webPort),
+            currency: configuration.preferredCurrency?.code
         ).jsonValue
     }
 

@@ -120,6 +120,24 @@ extension WebAssets {
               }
             }
 
+            let preferred = null;
+            let previewTimer = null;
+
+            /** The amount in the preferred currency, fetched (debounced) as the user types. */
+            function previewConverted(amount, currency) {
+              clearTimeout(previewTimer);
+              $("request-converted").textContent = "";
+              if (!preferred || preferred === currency) return;
+              previewTimer = setTimeout(async () => {
+                try {
+                  const quote = await api("convert", { amount, from: currency, to: preferred });
+                  $("request-converted").textContent = `≈ ${money(quote.minorUnits, quote.currency)}`;
+                } catch (error) {
+                  $("request-converted").textContent = "";
+                }
+              }, 250);
+            }
+
             function amountIsValid() {
               const currency = $("request-currency").value.toUpperCase();
               const digits = decimals(currency);
@@ -129,6 +147,7 @@ extension WebAssets {
               input.setCustomValidity(ok ? "" : `${t("decimals")} ${digits}`);
               $("request-preview").textContent = ok
                 ? money(Math.round(Number(input.value) * 10 ** digits), currency) : `${t("decimals")} ${digits}`;
+              if (ok) previewConverted(input.value, currency);
               return ok;
             }
 
@@ -279,7 +298,12 @@ extension WebAssets {
               }
             }
 
-            const pages = { nearby: loadNearby, request: loadNearby, inbox: loadInbox, history: loadHistory, sales: loadSales,
+            async function loadRequest() {
+              preferred = (await api("status")).currency;
+              await loadNearby();
+            }
+
+            const pages = { nearby: loadNearby, request: loadRequest, inbox: loadInbox, history: loadHistory, sales: loadSales,
               converter: loadConverter, profile: loadProfile };
 
             async function show() {
@@ -412,6 +436,7 @@ extension WebAssets {
                 <label><span data-t="amount">Amount</span><input id="request-amount" name="amount" inputmode="decimal" required autocomplete="off"></label>
                 <label><span data-t="currency">Currency</span><input id="request-currency" name="currency" value="MXN" maxlength="3" required></label>
                 <p id="request-preview" class="muted"></p>
+                <p id="request-converted" class="muted" aria-live="polite"></p>
                 <label><span data-t="memo">Memo</span><input id="request-memo" name="memo" maxlength="140"></label>
                 <label><span data-t="category">Category</span><input id="request-category" name="category" maxlength="40"></label>
                 <label><span data-t="expiry">Expires in (minutes)</span><input id="request-expiry" name="expiry" type="number" min="1" max="43200" value="15"></label>

@@ -5,7 +5,7 @@ import InterPayCore
 /// `interpay status`
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the local daemon: name, ID, port, uptime, discovery, web app port.")
+        abstract: "Show the local daemon: name, ID, port, uptime, discovery, web app port, preferred currency.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -28,6 +28,7 @@ struct Status: AsyncParsableCommand {
             table.add("discovery", SafeText.escaped(status.discovery))
             table.add("sessions", String(status.sessions))
             table.add("webPort", status.webPort.map { String($0) } ?? "off")
+            table.add("currency", status.currency ?? "-")
             table.print()
         }
     }

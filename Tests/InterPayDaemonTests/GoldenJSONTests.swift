@@ -14,14 +14,16 @@ struct GoldenJSONTests {
     func status() throws {
         let status = DaemonStatus(
             name: "alice", id: "ABCD", shortID: "AB", port: 7420, version: "0.1.0", uptimeSeconds: 5,
-            discovery: "registered", sessions: 1, webPort: 7780)
+            discovery: "registered", sessions: 1, webPort: 7780, currency: "EUR")
         #expect(
             status.jsonValue.jsonText
-                == #"{"discovery":"registered","id":"ABCD","name":"alice","port":7420,"sessions":1,"shortID":"AB","#
+                == #"{"currency":"EUR","discovery":"registered","id":"ABCD","name":"alice","port":7420,"sessions":1,"#
+                + #""shortID":"AB","#
                 + #""uptimeSeconds":5,"version":"0.1.0","webPort":7780}"#)
         var off = status
         off.webPort = nil
-        #expect(off.jsonValue["webPort"] == .null)
+        off.currency = nil
+        #expect(off.jsonValue["webPort"] == .null && off.jsonValue["currency"] == .null)
         let decoded = try off.jsonValue.decode(DaemonStatus.self)
         #expect(decoded == off)
     }

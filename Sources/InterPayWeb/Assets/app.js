@@ -112,6 +112,24 @@ async function act(method, params, then) {
   }
 }
 
+let preferred = null;
+let previewTimer = null;
+
+/** The amount in the preferred currency, fetched (debounced) as the user types. */
+function previewConverted(amount, currency) {
+  clearTimeout(previewTimer);
+  $("request-converted").textContent = "";
+  if (!preferred || preferred === currency) return;
+  previewTimer = setTimeout(async () => {
+    try {
+      const quote = await api("convert", { amount, from: currency, to: preferred });
+      $("request-converted").textContent = `≈ ${money(quote.minorUnits, quote.currency)}`;
+    } catch (error) {
+      $("request-converted").textContent = "";
+    }
+  }, 250);
+}
+
 function amountIsValid() {
   const currency = $("request-currency").value.toUpperCase();
   const digits = decimals(currency);
@@ -121,6 +139,7 @@ function amountIsValid() {
   input.setCustomValidity(ok ? "" : `${t("decimals")} ${digits}`);
   $("request-preview").textContent = ok
     ? money(Math.round(Number(input.value) * 10 ** digits), currency) : `${t("decimals")} ${digits}`;
+  if (ok) previewConverted(input.value, currency);
   return ok;
 }
 
@@ -271,7 +290,12 @@ async function loadConverter() {
   }
 }
 
-const pages = { nearby: loadNearby, request: loadNearby, inbox: loadInbox, history: loadHistory, sales: loadSales,
+async function loadRequest() {
+  preferred = (await api("status")).currency;
+  await loadNearby();
+}
+
+const pages = { nearby: loadNearby, request: loadRequest, inbox: loadInbox, history: loadHistory, sales: loadSales,
   converter: loadConverter, profile: loadProfile };
 
 async function show() {
