@@ -4,7 +4,7 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests check scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
+	test-payments test-web test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke fuzz test-fuzz
 
@@ -67,7 +67,7 @@ build-tests: deps
 # The longest first: they start in this order. The hostile-peer suite runs as its scenarios, one job each.
 HOSTILE := $(patsubst scripts/hostile/scenario_%.py,hostile/%,$(wildcard scripts/hostile/scenario_*.py))
 SCENARIOS := hostile/sessions hostile/flood test-crash test-partition hostile/pairing test-discovery-swift \
-	test-bad-input test-payments test-receipts test-subscriptions test-discovery \
+	test-bad-input test-payments test-web test-receipts test-subscriptions test-discovery \
 	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest test-service
 CHECK_SCENARIOS := test-payments test-receipts test-subscriptions test-bad-input $(HOSTILE) test-service
 SCENARIO_JOBS ?= 3
@@ -118,6 +118,9 @@ test-discovery: build-tests ## real interpayd processes in sandbox hosts: discov
 
 test-payments: build-tests ## two daemons on two sandbox hosts driven through the real CLI
 	scripts/test-payments
+
+test-web: build-tests ## the web app in headless chromium on two sandbox hosts (Selenium), and its access checks
+	scripts/test-web
 
 test-receipts: build-tests ## settlement and signed receipts through the real CLI; verify-receipt on a host with no daemon
 	scripts/test-receipts

@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        // The web app on loopback (issue J). No default traits: neither swift-configuration nor full Foundation is needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         // The micro benchmarks (Benchmarks/, `make bench-micro`). The malloc interposer gives the malloc counts; the
         // default "RuntimeInterposer" trait (ARC counts on Linux with Swift 6.3) is left off.
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
@@ -112,11 +114,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The web app: the control method table over HTTP on loopback, the pages, the access checks (issue J).
+        .target(
+            name: "InterPayWeb",
+            dependencies: [
+                "InterPayCore", "InterPayControl",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // The pages are compiled in (WebAssets+Embedded.swift, written by scripts/embed-web-assets from Assets/):
+            // an installed daemon needs no data files beside it.
+            exclude: ["Assets"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "InterPayDaemon",
             dependencies: [
                 "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayControl",
-                "InterPayRates", "InterPayEngine",
+                "InterPayRates", "InterPayEngine", "InterPayWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -129,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "interpayd",
             dependencies: [
-                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayEngine", "InterPayRates",
+                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayEngine", "InterPayRates", "InterPayWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -226,6 +243,15 @@ let package = Package(
             dependencies: [
                 "InterPayTestSupport", "InterPayEngine", "InterPayCore", "InterPayStore",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "InterPayWebTests",
+            dependencies: [
+                "InterPayWeb", "InterPayControl",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

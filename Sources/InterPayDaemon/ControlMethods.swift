@@ -19,6 +19,8 @@ struct ControlMethods: ControlHandler {
     let startedAt: ContinuousClock.Instant
     let broadcaster: EventBroadcaster
     let conversions: Conversions
+    /// The web app's access token, nil when the web app is off.
+    var webToken: String? = nil
 
     func events() -> AsyncStream<JSONValue> { broadcaster.subscribe() }
 
@@ -47,6 +49,7 @@ struct ControlMethods: ControlHandler {
             case "rates": return try await rates(params)
             case "offer", "approve", "decline", "unsubscribe", "subscriptions":
                 return try await subscriptionMethod(method, params)
+            case "web": return try web()
             default: throw RPCError.methodNotFound(method)
             }
         } catch let error as RPCError {
@@ -69,12 +72,27 @@ struct ControlMethods: ControlHandler {
 
     private func status() async -> JSONValue {
         let uptime = ContinuousClock.now - startedAt
+        return DaemonStatus(
+            name: configuration.name, id: sessions.identity.peerID.description,
+            shortID: sessions.identity.peerID.shortDescription, port: Int64(shared.port),
+            version: configuration.version, uptimeSeconds: uptime.components.seconds, discovery: shared.discovery,
+            sessions: Int64(await sessions.currentSessions().count),
+            webPort: shared.webPort == 0 ? nil : Int64(shared.webPort),
+            currency: configuration.preferredCurrency?.code
+        ).jsonValue
+    }
+
+    /// `web`: the web app's address and the URL that logs in with the token (`interpay web`). Only on the control
+    /// socket: whoever may use the socket may use the web app.
+    private func web() throws(RPCError) -> JSONValue {
+        guard let address = configuration.webListen, let webToken else {
+            throw RPCError.unavailable("the web app is off (interpayd --no-web, or [web] enabled = false)")
+        }
+        let port = shared.webPort
+        guard port != 0 else { throw RPCError.unavailable("the web app is not listening yet") }
         return .object([
-            "name": .string(configuration.name), "id": .string(sessions.identity.peerID.description),
-            "shortID": .string(sessions.identity.peerID.shortDescription), "port": .int(Int64(shared.port)),
-            "version": .string(configuration.version), "uptimeSeconds": .int(uptime.components.seconds),
-            "discovery": .string(shared.discovery),
-            "sessions": .int(Int64(await sessions.currentSessions().count)),
+            "url": .string(address.loginURL(port: port, token: webToken)),
+            "address": .string(address.host), "port": .int(Int64(port)),
         ])
     }
 

@@ -5,6 +5,7 @@ import InterPayEngine
 import InterPayRates
 import InterPayStore
 import InterPayTransport
+import InterPayWeb
 public import Logging
 public import ServiceLifecycle
 import Synchronization
@@ -96,10 +97,18 @@ public enum Daemon {
             configuration: configuration, sessions: sessions, database: database, engine: engine, pairing: pairing,
             shared: shared,
             broadcaster: broadcaster, readiness: readiness, conversions: conversions, logger: logger)
+        var webToken: String?
+        if configuration.webListen != nil {
+            do {
+                webToken = try WebToken.loadOrCreate(in: configuration.stateDirectory)
+            } catch {
+                throw .web(error.description)
+            }
+        }
         let methods = ControlMethods(
             engine: engine, pairing: pairing, sessions: sessions, database: database, configuration: configuration,
             shared: shared,
-            startedAt: .now, broadcaster: broadcaster, conversions: conversions)
+            startedAt: .now, broadcaster: broadcaster, conversions: conversions, webToken: webToken)
         let control = ControlService(
             server: ControlServer(
                 configuration: ControlServerConfiguration(
@@ -109,13 +118,29 @@ public enum Daemon {
         let notify = NotifyService(
             notifier: SystemdNotifier(environment: environment), readiness: readiness,
             watchdog: SystemdNotifier.watchdogInterval(environment: environment), engine: engine, logger: logger)
-        return [HangupService(logger: logger), peers, control, notify]
+        // The web app before the control socket: at shutdown the socket stops first and ends the event streams,
+        // so that the web server's open event streams do not hold it up.
+        var web: [any Service] = []
+        if let address = configuration.webListen, let webToken {
+            web.append(
+                WebService(
+                    address: address, handler: methods, access: WebAccess(token: webToken, host: address.host),
+                    logger: logger,
+                    onListening: { port in shared.webPort = port }))
+        }
+        return [HangupService(logger: logger), peers] + web + [control, notify]
     }
 }
 
 /// What the services share at run time: the listening port and the discovery state, for `status`.
 final class SharedState: Sendable {
-    private let state = Mutex<(port: Int, discovery: String)>((0, "starting"))
+    private let state = Mutex<(port: Int, discovery: String, webPort: Int)>((0, "starting", 0))
+
+    /// The web app's bound port, 0 while it is not listening (or off).
+    var webPort: Int {
+        get { state.withLock { $0.webPort } }
+        set { state.withLock { $0.webPort = newValue } }
+    }
 
     var port: Int {
         get { state.withLock { $0.port } }

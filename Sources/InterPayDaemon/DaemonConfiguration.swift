@@ -3,6 +3,7 @@ public import InterPayCore
 public import InterPayEngine
 public import InterPayRates
 import InterPayTransport
+public import InterPayWeb
 
 /// Everything `interpayd` needs to run, after flags are parsed.
 public struct DaemonConfiguration: Sendable {
@@ -24,6 +25,8 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String
     /// Group allowed on the control socket besides our own user and root (socket 0660), if any.
     public var socketGroupID: UInt32?
+    /// Where the web app listens (always a loopback address), or nil when it is off (`--no-web`).
+    public var webListen: WebListenAddress?
     /// Whose payment requests are taken: anyone's (flagged unverified unless paired), or paired peers' only.
     public var acceptFrom: AcceptPolicy = .any
     /// The currency amounts are shown in, if the user chose one.

@@ -12,6 +12,8 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case control(String)
     /// The exchange-rate source cannot be set up (e.g. a bad URL template).
     case rates(String)
+    /// The web app cannot be served (e.g. its token file cannot be written).
+    case web(String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         case .storage(let reason): "cannot open the ledger: \(reason)"
         case .control(let reason): reason
         case .rates(let reason): "exchange rates: \(reason)"
+        case .web(let reason): "web app: \(reason)"
         }
     }
 }

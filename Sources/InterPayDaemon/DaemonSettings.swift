@@ -19,6 +19,10 @@ public struct DaemonSettings: Sendable, Equatable {
     public var socket: String?
     /// Group allowed on the control socket, a name or a number (`control.group`).
     public var socketGroup: String?
+    /// Whether the web app is served (`web.enabled`).
+    public var web: Bool?
+    /// Where the web app listens, a loopback `ADDR:PORT` (`web.listen`).
+    public var webListen: String?
     /// Whether DNS-SD is on (`discovery.enabled`).
     public var discovery: Bool?
     /// Static peers as `HOST:PORT` (`discovery.peers`).

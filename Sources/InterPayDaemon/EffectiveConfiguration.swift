@@ -3,6 +3,7 @@ import InterPayCore
 import InterPayEngine
 import InterPayRates
 import InterPayTransport
+import InterPayWeb
 public import Logging
 
 /// The configuration `interpayd` runs with, merged from its sources, and where each value came from.
@@ -31,7 +32,7 @@ public struct EffectiveConfiguration: Sendable {
     public static let flags: [String: String] = [
         "name": "--name", "listen": "--listen", "port": "--port", "state_dir": "--state-dir",
         "log_level": "--log-level", "accept_from": "--accept-from", "control.socket": "--socket",
-        "control.group": "--socket-group",
+        "control.group": "--socket-group", "web.enabled": "--no-web", "web.listen": "--web",
         "discovery.enabled": "--no-discovery", "discovery.peers": "--peer", "rates.currency": "--currency",
         "rates.url": "--rates-url",
     ]
@@ -45,8 +46,8 @@ public struct EffectiveConfiguration: Sendable {
     ]
 
     /// Merges `flags`, the string settings of `environment`, the file's settings and `defaults` (which must set
-    /// name, listen, port, state directory, log level, socket, discovery, peers, rates URL, rates key variable and
-    /// rates timeout), and checks every value. The rates API key is read from the variable `rates.api_key_env`
+    /// name, listen, port, state directory, log level, socket, web, web listen address, discovery, peers, rates URL,
+    /// rates key variable and rates timeout), and checks every value. The rates API key is read from the variable `rates.api_key_env`
     /// names and shown only masked.
     public static func resolve(
         flags: DaemonSettings, environment: [String: String], file: (settings: DaemonSettings, path: String)?,
@@ -120,6 +121,21 @@ public struct EffectiveConfiguration: Sendable {
                     key: "control.group", value: group.value, reason: "no such group", source: group.source)
             }
             groupID = gid
+        }
+        // Not required of `defaults`: without a value anywhere the web app is on at 127.0.0.1:7780.
+        let webEnabled =
+            merger.optional("web.enabled", \.web)
+            ?? merger.recorded("web.enabled", true, source: .defaultValue)
+        let webListenText =
+            merger.optional("web.listen", \.webListen, quoted: true)
+            ?? merger.recorded(
+                "web.listen", WebListenAddress.default.description, quoted: true, source: .defaultValue)
+        var webListen: WebListenAddress?
+        do {
+            webListen = try WebListenAddress(parsing: webListenText.value)
+        } catch {
+            throw .invalidValue(
+                key: "web.listen", value: webListenText.value, reason: error.description, source: webListenText.source)
         }
         let discovery = try merger.required("discovery.enabled", \.discovery)
         let peerTexts = try merger.required("discovery.peers", \.peers)
@@ -238,6 +254,7 @@ public struct EffectiveConfiguration: Sendable {
             throw .invalidValue(key: "name", value: name.value, reason: error.description, source: name.source)
         }
         configuration.acceptFrom = acceptFrom
+        configuration.webListen = webEnabled.value ? webListen : nil
         configuration.preferredCurrency = preferredCurrency
         configuration.ratesURLTemplate = ratesURL.value
         configuration.ratesAPIKey = apiKey
@@ -306,6 +323,14 @@ private struct Merger {
     /// Records an entry that no layer holds directly (e.g. the masked API key).
     mutating func record(_ key: String, value: String, source: ConfigSource) {
         entries.append(.init(key: key, value: value, source: source))
+    }
+
+    /// Records `value` as the entry for `key` and returns it with its source.
+    mutating func recorded<T>(
+        _ key: String, _ value: T, quoted: Bool = false, source: ConfigSource
+    ) -> (value: T, source: ConfigSource) {
+        entries.append(.init(key: key, value: Self.toml(value, quoted: quoted), source: source))
+        return (value, source)
     }
 
     mutating func required<T>(

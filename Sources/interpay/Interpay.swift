@@ -24,7 +24,7 @@ struct Interpay: AsyncParsableCommand {
             Status.self, Peers.self, Pair.self, Untrust.self, Rename.self, Send.self, Accept.self, Reject.self,
             Cancel.self, Paid.self, Received.self, ReceiptCommand.self, VerifyReceipt.self,
             List.self, Show.self, Export.self,
-            Watch.self, History.self, Stats.self, Convert.self, Rates.self,
+            Watch.self, History.self, Stats.self, Convert.self, Rates.self, Web.self,
             Subscribe.self, Approve.self, Decline.self, Unsubscribe.self, Subscriptions.self,
         ])
 

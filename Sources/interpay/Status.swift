@@ -1,20 +1,34 @@
 import ArgumentParser
 import InterPayControl
+import InterPayCore
 
 /// `interpay status`
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the local daemon: name, ID, port, uptime, discovery.")
+        abstract: "Show the local daemon: name, ID, port, uptime, discovery, web app port, preferred currency.")
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let status = try await global.call("status")
-        global.output(status) {
+        let answer = try await global.call("status")
+        // The typed answer the daemon and the web app share (`DaemonStatus`); --json prints it as received.
+        let status: DaemonStatus
+        do {
+            status = try answer.decode(DaemonStatus.self)
+        } catch {
+            throw CLIError(message: "the daemon's status answer is not understood: \(error)", exitCode: 1)
+        }
+        global.output(answer) {
             var table = Table("FIELD", "VALUE")
-            for key in ["name", "id", "port", "version", "uptimeSeconds", "discovery", "sessions"] {
-                table.add(key, status.string(key, "-"))
-            }
+            table.add("name", SafeText.escaped(status.name))
+            table.add("id", status.id)
+            table.add("port", String(status.port))
+            table.add("version", status.version)
+            table.add("uptimeSeconds", String(status.uptimeSeconds))
+            table.add("discovery", SafeText.escaped(status.discovery))
+            table.add("sessions", String(status.sessions))
+            table.add("webPort", status.webPort.map { String($0) } ?? "off")
+            table.add("currency", status.currency ?? "-")
             table.print()
         }
     }

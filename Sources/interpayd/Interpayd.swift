@@ -5,6 +5,7 @@ import InterPayCore
 import InterPayDaemon
 import InterPayEngine
 import InterPayRates
+import InterPayWeb
 import Logging
 import ServiceLifecycle
 
@@ -65,6 +66,16 @@ struct Interpayd: AsyncParsableCommand {
 
     @Option(help: "A group (name or number) whose members may use the control socket too (socket mode 0660).")
     var socketGroup: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve the web app on this loopback ADDR:PORT (default 127.0.0.1:7780; port 0 picks a free one).",
+            discussion: "Only 127.0.0.0/8, [::1] and localhost are accepted: the app is never served to the network."
+        ))
+    var web: String?
+
+    @Flag(help: "Do not serve the web app.")
+    var noWeb = false
 
     @Option(help: "Lowest level of log messages: trace, debug, info (default), notice, warning, error, critical.")
     var logLevel: String?
@@ -170,6 +181,8 @@ struct Interpayd: AsyncParsableCommand {
         flags.logLevel = logLevel
         flags.socket = socket
         flags.socketGroup = socketGroup
+        flags.web = noWeb ? false : nil
+        flags.webListen = web
         flags.discovery = noDiscovery ? false : nil
         flags.peers = peers.isEmpty ? nil : peers
         flags.currency = currency
@@ -185,6 +198,8 @@ struct Interpayd: AsyncParsableCommand {
         var withoutOverride = environment
         withoutOverride[ControlSocketPath.environmentVariable] = nil
         defaults.socket = ControlSocketPath.resolve(explicit: nil, environment: withoutOverride)
+        defaults.web = true
+        defaults.webListen = WebListenAddress.default.description
         defaults.discovery = true
         defaults.peers = []
         defaults.ratesURL = ExchangeRateAPIProvider.defaultURLTemplate

@@ -53,6 +53,10 @@ struct ConfigurationTests {
                 socket = "/run/custom.sock"
                 group = 0
 
+                [web]
+                enabled = true
+                listen = "localhost:8080"
+
                 [discovery]
                 enabled = false
                 peers = ["192.0.2.7:7420", "[2001:db8::5]:7420"]
@@ -79,6 +83,7 @@ struct ConfigurationTests {
         #expect(effective.logLevel == .debug)
         #expect(configuration.acceptFrom == .paired)
         #expect(configuration.socketPath == "/run/custom.sock" && configuration.socketGroupID == 0)
+        #expect(configuration.webListen?.description == "127.0.0.1:8080")
         #expect(!configuration.discoveryEnabled)
         #expect(configuration.staticPeers.map(\.description) == ["192.0.2.7:7420", "[2001:db8::5]:7420"])
         #expect(configuration.maxFrameSize == 8_192)
@@ -197,6 +202,10 @@ struct ConfigurationTests {
             ("[limits]\nmax_sessions = 0\n", "limits.max_sessions", .file(path: path)),
             ("[subscriptions]\nperiod_seconds = 0\n", "subscriptions.period_seconds", .file(path: path)),
             ("[subscriptions]\ntime_zone = \"Mars/Olympus\"\n", "subscriptions.time_zone", .file(path: path)),
+            // The web app is served on loopback only.
+            ("[web]\nlisten = \"0.0.0.0:7780\"\n", "web.listen", .file(path: path)),
+            ("[web]\nlisten = \"192.168.1.5:7780\"\n", "web.listen", .file(path: path)),
+            ("[web]\nlisten = \"[::]:7780\"\n", "web.listen", .file(path: path)),
         ])
     func invalidValues(toml: String, key: String, source: ConfigSource) {
         do {

@@ -60,8 +60,8 @@ class Harness:
         log_path = os.path.join(self.work, name + ".log")
         log = open(log_path, "ab")
         process = subprocess.Popen(
-            [self.daemon_binary, "--config", config_path, "--name", name, "--no-discovery", "--listen", "127.0.0.1",
-             "--port", str(port), "--state-dir", state, "--socket", socket_path, *args],
+            [self.daemon_binary, "--config", config_path, "--name", name, "--no-discovery", "--no-web",
+             "--listen", "127.0.0.1", "--port", str(port), "--state-dir", state, "--socket", socket_path, *args],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + 30

@@ -1,0 +1,338 @@
+// The InterPay web app: every call goes to the daemon's control methods under /api/ (the CLI's methods), and the
+// daemon's events arrive on /api/events (Server-Sent Events). The session cookie carries the access token.
+import { strings } from "/assets/i18n.js";
+
+const $ = (id) => document.getElementById(id);
+// The language the user chose here, else the one the daemon picked from Accept-Language (<html lang>).
+let language = localStorage.getItem("language") || document.documentElement.lang || "en";
+if (!strings[language]) language = "en";
+const t = (key) => strings[language][key] || strings.en[key] || key;
+let peers = [];
+
+async function api(method, params) {
+  const options = params === undefined
+    ? { method: "GET" }
+    : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(params) };
+  const response = await fetch(`/api/${method}`, { credentials: "same-origin", ...options });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+  return body;
+}
+
+/** The number of decimals of a currency (JPY 0, MXN 2, KWD 3). */
+export function decimals(currency) {
+  try { return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits; }
+  catch { return 2; }
+}
+
+/** An amount given in minor units, formatted for the language with the currency's own decimals. */
+export function money(minorUnits, currency) {
+  const digits = decimals(currency);
+  const locale = language === "es" ? "es-MX" : "en-US";
+  try {
+    return new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: digits,
+      maximumFractionDigits: digits }).format(minorUnits / 10 ** digits);
+  } catch { return `${(minorUnits / 10 ** digits).toFixed(digits)} ${currency}`; }
+}
+
+function notice(text) { $("notice").textContent = text || ""; }
+
+function element(tag, text, attributes = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  return node;
+}
+
+function peerLabel(peer) {
+  const name = peer.name || peer.shortID;
+  const trust = typeof peer.trust === "string" ? peer.trust : peer.trust && peer.trust.state;
+  return trust === "paired" ? name : `${name} [${t("unverified")}]`;
+}
+
+function translate() {
+  document.documentElement.lang = language;
+  $("language").value = language;
+  for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+}
+
+// MARK: Pages
+
+async function loadNearby() {
+  peers = (await api("peers")).peers;
+  const body = $("peers");
+  body.replaceChildren();
+  let pairingPeer = null;
+  for (const peer of peers) {
+    const row = element("tr");
+    const trust = peer.trust.state === "paired" ? t("paired") : t("unverified");
+    row.append(element("td", peer.name || "-"), element("td", peer.shortID, { class: "mono" }),
+      element("td", peer.session === "up" ? t("up") : t("down")),
+      element("td", trust, peer.trust.state === "paired" ? {} : { class: "unverified" }));
+    const actions = element("td");
+    if (peer.trust.state === "paired") {
+      const rename = element("button", t("rename"), { type: "button" });
+      rename.addEventListener("click", () => {
+        const name = prompt(t("rename"), peer.name || "");
+        if (name) act("rename", { peer: peer.id, name }, loadNearby);
+      });
+      const button = element("button", t("untrust"), { type: "button", class: "secondary" });
+      button.addEventListener("click", () => act("untrust", { peer: peer.id }, loadNearby));
+      actions.append(rename, button);
+    } else if (peer.session === "up") {
+      const button = element("button", t("pair"), { type: "button" });
+      button.addEventListener("click", () => act("pair", { peer: peer.id }, loadNearby));
+      actions.append(button);
+    }
+    row.append(actions);
+    body.append(row);
+    if (peer.trust.pairing === "code" && peer.trust.code) pairingPeer = peer;
+  }
+  $("pairing").hidden = !pairingPeer;
+  if (pairingPeer) {
+    $("pairing-code").textContent = pairingPeer.trust.code;
+    $("pairing-confirm").onclick = () =>
+      act("pair", { peer: pairingPeer.id, code: pairingPeer.trust.code }, loadNearby);
+  }
+  const select = $("request-peer");
+  const chosen = select.value;
+  select.replaceChildren(...peers.filter((peer) => peer.session === "up")
+    .map((peer) => element("option", `${peerLabel(peer)} (${peer.shortID})`, { value: peer.id })));
+  if (chosen) select.value = chosen;
+}
+
+async function act(method, params, then) {
+  try {
+    notice("");
+    const result = await api(method, params);
+    if (then) await then(result);
+    return result;
+  } catch (error) {
+    notice(error.message);
+  }
+}
+
+let preferred = null;
+let previewTimer = null;
+
+/** The amount in the preferred currency, fetched (debounced) as the user types. */
+function previewConverted(amount, currency) {
+  clearTimeout(previewTimer);
+  $("request-converted").textContent = "";
+  if (!preferred || preferred === currency) return;
+  previewTimer = setTimeout(async () => {
+    try {
+      const quote = await api("convert", { amount, from: currency, to: preferred });
+      $("request-converted").textContent = `≈ ${money(quote.minorUnits, quote.currency)}`;
+    } catch (error) {
+      $("request-converted").textContent = "";
+    }
+  }, 250);
+}
+
+function amountIsValid() {
+  const currency = $("request-currency").value.toUpperCase();
+  const digits = decimals(currency);
+  const pattern = digits === 0 ? /^\d+$/ : new RegExp(`^\\d+(\\.\\d{1,${digits}})?$`);
+  const input = $("request-amount");
+  const ok = pattern.test(input.value);
+  input.setCustomValidity(ok ? "" : `${t("decimals")} ${digits}`);
+  $("request-preview").textContent = ok
+    ? money(Math.round(Number(input.value) * 10 ** digits), currency) : `${t("decimals")} ${digits}`;
+  if (ok) previewConverted(input.value, currency);
+  return ok;
+}
+
+async function sendRequest(event) {
+  event.preventDefault();
+  if (!amountIsValid()) return;
+  const params = {
+    peer: $("request-peer").value, amount: $("request-amount").value,
+    currency: $("request-currency").value.toUpperCase(), memo: $("request-memo").value,
+    expiresInSeconds: Number($("request-expiry").value || 15) * 60,
+  };
+  if ($("request-category").value) params.category = $("request-category").value;
+  const payment = await act("send", params);
+  if (payment) {
+    $("request-result").textContent = `${t("requested")} ${money(payment.minorUnits, payment.currency)}`;
+    $("request-result").dataset.payment = payment.id;
+    $("request-result").dataset.state = payment.state;
+    await loadInbox();
+  }
+}
+
+function paymentCard(payment) {
+  const item = element("li", undefined, { "data-payment": payment.id, "data-state": payment.state });
+  item.append(element("div", money(payment.minorUnits, payment.currency), { class: "amount" }),
+    element("div", `${payment.direction === "in" ? t("from") : t("to")}: ${peerLabel(payment.peer)}`,
+      payment.peer.trust === "paired" ? {} : { class: "unverified" }),
+    element("div", payment.memo || ""),
+    element("div", `${t("state")}: ${t(payment.state)}`, { class: "state" }));
+  if (payment.state === "pending") {
+    const left = element("div", "", { class: "muted expiry", "data-expires": payment.expiresAt });
+    item.append(left);
+    const buttons = payment.direction === "in"
+      ? [["accept", "accept", ""], ["reject", "reject", "secondary"]] : [["cancel", "cancel", "secondary"]];
+    for (const [method, label, style] of buttons) {
+      const button = element("button", t(label), { type: "button", class: `${style} ${method}` });
+      button.addEventListener("click", () => act(method, { payment: payment.id }, loadInbox));
+      item.append(button);
+    }
+  }
+  return item;
+}
+
+async function loadInbox() {
+  const { payments } = await api("list", { limit: 50 });
+  const recent = payments.filter((p) => p.state === "pending" || Date.now() / 1000 - p.updatedAt < 3600);
+  $("inbox-in").replaceChildren(...recent.filter((p) => p.direction === "in").map(paymentCard));
+  $("inbox-out").replaceChildren(...recent.filter((p) => p.direction === "out").map(paymentCard));
+  tick();
+}
+
+function tick() {
+  for (const node of document.querySelectorAll("[data-expires]")) {
+    const seconds = Math.max(0, Number(node.dataset.expires) - Math.floor(Date.now() / 1000));
+    node.textContent = `${t("expiresIn")} ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+  }
+}
+
+async function loadHistory() {
+  const params = { limit: 500 };
+  if ($("history-state").value) params.state = $("history-state").value;
+  if ($("history-direction").value) params.direction = $("history-direction").value;
+  if ($("history-peer").value) params.peer = $("history-peer").value;
+  let { payments } = await api("list", params);
+  const since = $("history-since").value;
+  if (since) payments = payments.filter((p) => p.createdAt >= Date.parse(since) / 1000);
+  $("history-rows").replaceChildren(...payments.map((p) => {
+    const row = element("tr");
+    row.append(element("td", new Date(p.createdAt * 1000).toLocaleString(language)), element("td", peerLabel(p.peer)),
+      element("td", money(p.minorUnits, p.currency)), element("td", t(p.state)), element("td", p.memo),
+      element("td", p.quote ? money(p.quote.minorUnits, p.quote.currency) : ""));
+    return row;
+  }));
+}
+
+let chart = null;
+async function loadSales() {
+  const period = $("sales-period").value;
+  const { rows } = await api("stats", { period });
+  $("sales-rows").replaceChildren(...rows.map((row) => {
+    const line = element("tr", undefined, { "data-currency": row.currency, "data-direction": row.direction });
+    line.append(element("td", t(row.direction)), element("td", row.currency), element("td", String(row.count)),
+      element("td", money(row.totalMinor, row.currency), { class: "total", "data-minor": row.totalMinor }),
+      element("td", money(row.averageMinor, row.currency)));
+    return line;
+  }));
+  const categories = (await api("stats", { period, by: "category" })).rows;
+  $("sales-categories").replaceChildren(...categories.map((row) =>
+    element("li", `${row.group || t("none")}: ${money(row.totalMinor, row.currency)} (${row.count})`)));
+  const days = period === "week" ? 7 : 30;
+  const { payments } = await api("list", { limit: 2000 });
+  const counted = payments.filter((p) => ["accepted", "paid", "settled"].includes(p.state));
+  const currency = rows.length ? rows[0].currency : (counted[0] || {}).currency || "MXN";
+  const labels = [];
+  const totals = [];
+  const today = new Date(); today.setHours(0, 0, 0, 0);
+  for (let day = days - 1; day >= 0; day--) {
+    const start = new Date(today); start.setDate(today.getDate() - day);
+    const end = new Date(start); end.setDate(start.getDate() + 1);
+    labels.push(start.toLocaleDateString(language, { month: "short", day: "numeric" }));
+    const sum = counted.filter((p) => p.currency === currency && p.createdAt * 1000 >= start && p.createdAt * 1000 < end)
+      .reduce((total, p) => total + p.minorUnits, 0);
+    totals.push(sum / 10 ** decimals(currency));
+  }
+  if (!window.Chart) { notice(t("noChart")); return; }
+  if (chart) chart.destroy();
+  chart = new window.Chart($("sales-chart"), {
+    type: "line",
+    data: { labels, datasets: [{ label: `${t("total")} ${currency}`, data: totals, fill: true, tension: 0.2,
+      borderColor: "#0b3d91", backgroundColor: "rgba(11, 61, 145, 0.25)" }] },
+    options: { animation: false, responsive: false, scales: { y: { beginAtZero: true } } },
+  });
+}
+
+async function convert(event) {
+  event.preventDefault();
+  const result = await act("convert", {
+    amount: $("convert-amount").value, from: $("convert-from").value, to: $("convert-to").value });
+  if (result) {
+    $("convert-result").textContent = `${money(result.minorUnits, result.currency)} (${t("rate")} ${result.rate}${
+      result.stale ? `, ${t("stale")}` : ""})`;
+  }
+}
+
+async function loadProfile() {
+  const status = await api("status");
+  $("profile-name").textContent = status.name;
+  $("profile-id").textContent = status.id;
+  $("profile-short").textContent = status.shortID;
+  $("profile-version").textContent = status.version;
+  if (window.qrcode) {
+    const code = window.qrcode(0, "M");
+    code.addData(status.id);
+    code.make();
+    $("profile-qr").src = code.createDataURL(5, 4);
+    $("profile-qr").alt = `${t("peerID")}: ${status.id}`;
+    $("profile-qr").hidden = false;
+  }
+}
+
+async function loadConverter() {
+  try {
+    const rates = await api("rates");
+    const age = Math.round(rates.ageSeconds / 60);
+    $("rates-freshness").textContent =
+      `${t("ratesFrom")} ${rates.source}, ${age} min${rates.stale ? ` (${t("stale")})` : ""}`;
+  } catch (error) {
+    $("rates-freshness").textContent = error.message;
+  }
+}
+
+async function loadRequest() {
+  preferred = (await api("status")).currency;
+  await loadNearby();
+}
+
+const pages = { nearby: loadNearby, request: loadRequest, inbox: loadInbox, history: loadHistory, sales: loadSales,
+  converter: loadConverter, profile: loadProfile };
+
+async function show() {
+  const page = (location.hash || "#inbox").slice(1);
+  const name = pages[page] ? page : "inbox";
+  for (const key of Object.keys(pages)) $(`page-${key}`).hidden = key !== name;
+  for (const link of document.querySelectorAll("nav a")) {
+    if (link.getAttribute("href") === `#${name}`) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  try { await pages[name](); } catch (error) { notice(error.message); }
+  document.body.dataset.page = name;
+  document.body.dataset.ready = "true";
+}
+
+function listen() {
+  const events = new EventSource("/api/events");
+  events.onmessage = () => {
+    const page = document.body.dataset.page;
+    if (pages[page] && page !== "converter") pages[page]().catch((error) => notice(error.message));
+  };
+}
+
+$("language").addEventListener("change", () => {
+  language = $("language").value;
+  localStorage.setItem("language", language);
+  translate();
+  show();
+});
+$("request-form").addEventListener("submit", sendRequest);
+$("request-amount").addEventListener("input", amountIsValid);
+$("request-currency").addEventListener("input", amountIsValid);
+$("history-form").addEventListener("change", loadHistory);
+$("sales-period").addEventListener("change", loadSales);
+$("convert-form").addEventListener("submit", convert);
+window.addEventListener("hashchange", show);
+setInterval(tick, 1000);
+translate();
+listen();
+show();

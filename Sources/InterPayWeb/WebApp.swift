@@ -1,0 +1,202 @@
+import FoundationEssentials
+public import Hummingbird
+public import InterPayControl
+
+/// The web app's routes: the pages, `/login`, the control methods under `/api/`, and the event stream.
+///
+/// The API is the control socket's method table, unchanged: `GET /api/status` answers what `interpay status --json`
+/// answers, `POST /api/METHOD` with a JSON object of params calls any other method the CLI calls, and
+/// `GET /api/events` streams what `interpay watch` prints, as Server-Sent Events.
+public enum WebApp {
+    /// Methods the web app may call, with whether a plain GET (no params) may call them. `web` (which hands out
+    /// the token) and `export` (which writes a file where the caller says) stay on the control socket.
+    public static let methods: [String: Bool] = [
+        "status": true, "peers": true, "rates": true, "stats": true, "list": true, "history": true,
+        "pair": false, "untrust": false, "rename": false, "send": false, "accept": false, "reject": false,
+        "cancel": false, "paid": false, "received": false, "receipt": false, "show": false, "convert": false,
+    ]
+
+    /// Largest request body read, in bytes.
+    public static let maxBodySize = 64 * 1024
+
+    /// The scripts served from Debian's packages under `/vendor/`, each the first file found of its list:
+    /// Chart.js (`libjs-chart.js`) and the QR code generator (`node-qrcode-generator`).
+    public static let vendorScripts: [String: [String]] = [
+        "chart.js": [
+            "/usr/share/javascript/chart.js/chart.umd.min.js", "/usr/share/javascript/chart.js/chart.min.js",
+            "/usr/share/javascript/chart.js/chart.umd.js", "/usr/share/javascript/chartjs/chart.min.js",
+            "/usr/share/nodejs/chart.js/dist/chart.umd.js",
+        ],
+        "qrcode.js": [
+            "/usr/share/javascript/qrcode-generator/qrcode.js", "/usr/share/nodejs/qrcode-generator/qrcode.js",
+        ],
+    ]
+
+    /// The router: every request passes the security headers, the `Host` check, the `Origin` check and the
+    /// token check, in that order.
+    public static func router(
+        handler: any ControlHandler, access: WebAccess, heartbeat: Duration = .seconds(15),
+        vendorScripts: [String: [String]] = vendorScripts
+    ) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: HostCheckMiddleware(access: access))
+        router.add(middleware: OriginCheckMiddleware(access: access))
+        router.add(middleware: AuthMiddleware(access: access))
+
+        router.get("/login") { request, _ -> Response in
+            guard let token = request.uri.queryParameters["token"], WebToken.matches(token, access.token) else {
+                throw HTTPError(.unauthorized, message: "wrong or missing token")
+            }
+            var response = Response(status: .seeOther, headers: [.location: "/"])
+            response.setCookie(
+                Cookie(
+                    name: WebAccess.cookieName, value: access.token, path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        router.get("/") { request, _ -> Response in
+            // The page's language from Accept-Language (Spanish or English); the page lets the user switch.
+            var response = try asset("index.html")
+            let language = language(acceptLanguage: request.headers[.acceptLanguage])
+            if language != "en", let page = WebAssets.text(of: "index.html") {
+                response.body = .init(
+                    byteBuffer: ByteBuffer(string: page.replacing(#"<html lang="en">"#, with: #"<html lang="es">"#)))
+            }
+            return response
+        }
+        router.get("/assets/:name") { _, context in try asset(context.parameters.get("name") ?? "") }
+        router.get("/vendor/:name") { _, context -> Response in
+            let name = context.parameters.get("name") ?? ""
+            for path in vendorScripts[name] ?? [] {
+                if let data = FileManager.default.contents(atPath: path) {
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/javascript; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                }
+            }
+            throw HTTPError(
+                .notFound, message: "\(name) is not installed (Debian: libjs-chart.js, node-qrcode-generator)")
+        }
+        router.get("/api/events") { _, _ in events(handler: handler, heartbeat: heartbeat) }
+        router.get("/api/:method") { _, context -> Response in
+            let method = context.parameters.get("method") ?? ""
+            guard methods[method] == true else { throw HTTPError(.methodNotAllowed, message: "use POST") }
+            return await call(handler, method, params: nil)
+        }
+        router.post("/api/:method") { request, context -> Response in
+            let method = context.parameters.get("method") ?? ""
+            guard methods[method] != nil else {
+                return errorResponse(.methodNotFound(method))
+            }
+            var request = request
+            let body = try await request.collectBody(upTo: maxBodySize)
+            var params: JSONValue?
+            if body.readableBytes > 0 {
+                do {
+                    params = try JSONValue(parsing: body.readableBytesView)
+                } catch {
+                    return errorResponse(RPCError(code: .parseError, message: "\(error)"))
+                }
+            }
+            if let params, params.objectValue == nil, params.arrayValue == nil {
+                return errorResponse(RPCError(code: .invalidParams, message: "params must be an object"))
+            }
+            return await call(handler, method, params: params)
+        }
+        return router
+    }
+
+    /// The language of the pages for an `Accept-Language` header: `es` when Spanish comes before English (by
+    /// quality, then order), else `en`.
+    public static func language(acceptLanguage: String?) -> String {
+        var best: (language: String, quality: Double)?
+        for part in (acceptLanguage ?? "").split(separator: ",") {
+            let pieces = part.split(separator: ";").map { $0.trimmingWhitespace }
+            guard let tag = pieces.first?.lowercased() else { continue }
+            let primary = String(tag.prefix { $0 != "-" })
+            guard primary == "es" || primary == "en" else { continue }
+            var quality = 1.0
+            for piece in pieces.dropFirst() where piece.hasPrefix("q=") {
+                quality = Double(piece.dropFirst(2)) ?? 0
+            }
+            if quality > (best?.quality ?? 0) { best = (primary, quality) }
+        }
+        return best?.language ?? "en"
+    }
+
+    /// One method call: the result as the body, or `{"error": {code, message, data}}` with a matching status.
+    static func call(_ handler: any ControlHandler, _ method: String, params: JSONValue?) async -> Response {
+        do {
+            return json(.ok, try await handler.handle(method: method, params: params))
+        } catch {
+            return errorResponse(error)
+        }
+    }
+
+    /// The HTTP status for a JSON-RPC error code.
+    public static func status(for code: RPCError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .parseError, .invalidRequest, .invalidParams: .badRequest
+        case .methodNotFound, .notFound: .notFound
+        case .conflict: .conflict
+        case .forbidden: .forbidden
+        case .peerUnreachable: .badGateway
+        case .unavailable: .serviceUnavailable
+        default: .internalServerError
+        }
+    }
+
+    static func errorResponse(_ error: RPCError) -> Response {
+        var object: [String: JSONValue] = ["code": .int(error.code.rawValue), "message": .string(error.message)]
+        if let data = error.data { object["data"] = data }
+        return json(status(for: error.code), .object(["error": .object(object)]))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
+    }
+
+    static func asset(_ name: String) throws -> Response {
+        guard let file = WebAssets.files[name] else { throw HTTPError(.notFound) }
+        return Response(
+            status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: file.body)))
+    }
+
+    /// The daemon's events as Server-Sent Events (`data: {json}`), with a comment line every `heartbeat` so that a
+    /// closed page is noticed; the stream ends when the daemon stops.
+    static func events(handler: any ControlHandler, heartbeat: Duration) -> Response {
+        let stream = handler.events()
+        let body = ResponseBody { writer in
+            let (lines, sink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in stream { sink.yield("data: \(event.jsonText)\n\n") }
+                    sink.finish()
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: heartbeat)
+                        sink.yield(": keepalive\n\n")
+                    }
+                }
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                for await line in lines { try await writer.write(ByteBuffer(string: line)) }
+                group.cancelAll()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces and tabs.
+    fileprivate var trimmingWhitespace: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,108 @@
+public import Hummingbird
+
+/// The headers every answer carries, errors included: a strict Content-Security-Policy (scripts, styles, images and
+/// connections from this origin only; no framing), `nosniff`, no referrer, and no caching of API answers. No CORS
+/// header is ever sent, so no other origin can read an answer.
+public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The policy sent with every answer.
+    public static var contentSecurityPolicy: String {
+        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    }
+
+    /// Headers with no name of their own in HTTPTypes: no framing by older browsers, no referrer.
+    static var extraHeaders: [(String, String)] { [("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer")] }
+
+    /// The middleware.
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        for (name, value) in Self.extraHeaders {
+            if let field = HTTPFields.Element.Name(name) { response.headers[field] = value }
+        }
+        if request.uri.path.hasPrefix("/api/") || request.uri.path.hasPrefix("/login") {
+            response.headers[.cacheControl] = "no-store"
+        }
+        return response
+    }
+}
+
+/// Refuses a request whose `Host` is not this server's loopback name and port with 421 (Misdirected Request): a
+/// page on another site whose name resolves to 127.0.0.1 (DNS rebinding) gets nothing.
+public struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: WebAccess
+
+    /// Checks against `access`.
+    public init(access: WebAccess) { self.access = access }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard access.isAllowedHost(request.head.authority) else {
+            throw HTTPError(.init(code: 421, reasonPhrase: "Misdirected Request"), message: "wrong Host")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Refuses with 403 any state-changing request (anything but GET and HEAD), whatever its path, unless its `Origin`
+/// is this server's own. A request without `Origin` passes only when it carries the token in `Authorization`
+/// (a script or `curl`; a browser always sends `Origin` on such requests, and another site cannot set
+/// `Authorization` without CORS, which this server never grants).
+public struct OriginCheckMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: WebAccess
+
+    /// Checks against `access`.
+    public init(access: WebAccess) { self.access = access }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if request.method != .get, request.method != .head {
+            let origin = request.headers[.origin]
+            let allowed =
+                origin == nil
+                ? AuthMiddleware<Context>.bearer(request).map { WebToken.matches($0, access.token) } ?? false
+                : access.isSameOrigin(origin, authority: request.head.authority)
+            guard allowed else { throw HTTPError(.forbidden, message: "cross-origin request refused") }
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Lets a request through only with the token: the session cookie (set by `/login`) or `Authorization: Bearer`.
+/// `/login` itself is open: it checks the token it is given.
+public struct AuthMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: WebAccess
+
+    /// Checks against `access`.
+    public init(access: WebAccess) { self.access = access }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if request.uri.path == "/login" { return try await next(request, context) }
+        let presented = Self.bearer(request).map(String.init) ?? request.cookies[WebAccess.cookieName]?.value
+        guard let presented, WebToken.matches(presented, access.token) else {
+            throw HTTPError(
+                .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+                message: "open the web app with the URL that 'interpay web' prints")
+        }
+        return try await next(request, context)
+    }
+
+    /// The token of an `Authorization: Bearer` header, if any.
+    static func bearer(_ request: Request) -> Substring? {
+        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
+        return value.dropFirst("bearer ".count).drop { $0 == " " }
+    }
+}

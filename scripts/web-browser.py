@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""One side of scripts/test-web: drives a headless Debian chromium (through chromium-driver and Selenium, nothing
+downloaded) against the web app of the interpayd in this network namespace. Run inside a lan-sandbox host:
+
+  web-browser.py alice WORK CLI SOCKET   requests 12.50 MXN from bob on the Request page, sees it accepted live
+  web-browser.py bob WORK CLI SOCKET     sees the request arrive live in the Inbox, accepts it, checks Sales
+  web-browser.py security WORK CLI SOCKET DAEMON  the access checks, with plain HTTP requests
+
+The two browsers meet through files in WORK. Every check prints "PASS ..." or "FAIL ..."; screenshots go to
+WORK/screenshots/."""
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+role, work, cli, socket = sys.argv[1:5]
+shots = os.path.join(work, "screenshots")
+os.makedirs(shots, exist_ok=True)
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("PASS " if ok else "FAIL ") + what, flush=True)
+    failures += 0 if ok else 1
+    return ok
+
+
+def interpay(*args):
+    return json.loads(subprocess.check_output([cli, *args, "--json", "--socket", socket]))
+
+
+def wait_file(name, seconds=60):
+    path = os.path.join(work, name)
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if os.path.exists(path):
+            with open(path) as f:
+                return f.read()
+        time.sleep(0.05)
+    raise SystemExit(f"{role}: timed out waiting for {name}")
+
+
+def signal(name, text=""):
+    with open(os.path.join(work, name + ".tmp"), "w") as f:
+        f.write(text)
+    os.rename(os.path.join(work, name + ".tmp"), os.path.join(work, name))
+
+
+def browser():
+    os.environ["SE_OFFLINE"] = "true"  # Selenium must never fetch a driver or a browser
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=420,900", f"--user-data-dir={work}/chromium-{role}",
+                 # bob's browser asks for Spanish (Accept-Language), alice's for English.
+                 "--lang=es-MX" if role == "bob" else "--lang=en-US",
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update"]:
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "es-MX,es" if role == "bob" else "en-US,en"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def wait(driver, condition, seconds, what):
+    from selenium.webdriver.support.ui import WebDriverWait
+    try:
+        WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+        return True
+    except Exception as error:  # a timeout is a failed check, reported with what was awaited
+        print(f"  ({what}: {type(error).__name__})", flush=True)
+        return False
+
+
+def shot(driver, name):
+    driver.save_screenshot(os.path.join(shots, f"{name}.png"))
+
+
+def open_app(driver, page):
+    url = interpay("web")["url"]
+    driver.get(url)
+    driver.get(url.split("/login")[0] + "/#" + page)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), 10, "page ready")
+
+
+def card_state(driver, payment, section):
+    """The state a payment's card shows, read in one step (the list is redrawn whenever an event arrives)."""
+    return driver.execute_script(
+        "const c = document.querySelector(`#${arguments[0]} li[data-payment='${arguments[1]}']`);"
+        "return c ? c.dataset.state : null;", section, payment)
+
+
+def alice():
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    driver = browser()
+    try:
+        open_app(driver, "request")
+        wait(driver, lambda d: len(Select(d.find_element(By.ID, "request-peer")).options) > 0, 20, "bob in the picker")
+        wait_file("bob-ready")
+        amount = driver.find_element(By.ID, "request-amount")
+        amount.send_keys("12.505")
+        check(not driver.execute_script("return document.getElementById('request-amount').checkValidity()"),
+              "Request: 12.505 MXN is refused as typed (MXN has two decimals)")
+        amount.clear()
+        amount.send_keys("12.50")
+        driver.find_element(By.ID, "request-currency").clear()
+        driver.find_element(By.ID, "request-currency").send_keys("MXN")
+        driver.find_element(By.ID, "request-memo").send_keys("tacos")
+        driver.find_element(By.ID, "request-category").send_keys("food")
+        check(wait(driver, lambda d: d.find_element(By.ID, "request-converted").text == "≈ $0.68", 5, "preview"),
+              "Request: the amount in alice's preferred currency, live (≈ $0.68 at the fixture's 18.5 MXN/USD)")
+        shot(driver, "request")
+        driver.find_element(By.ID, "request-send").click()
+        ok = wait(driver, lambda d: d.find_element(By.ID, "request-result").get_attribute("data-payment"), 10,
+                  "payment id")
+        payment = driver.find_element(By.ID, "request-result").get_attribute("data-payment") if ok else ""
+        check(bool(payment), "alice requests 12.50 MXN from bob on her Request page")
+        signal("alice-sent", json.dumps({"payment": payment, "at": time.time()}))
+        driver.get(driver.current_url.split("#")[0] + "#inbox")
+        check(wait(driver, lambda d: card_state(d, payment, "inbox-out") == "accepted", 20, "accepted on alice's page"),
+              "alice's Inbox shows the request accepted, without reload")
+        shot(driver, "inbox-alice")
+        for page in ["nearby", "history", "sales", "converter", "profile"]:
+            driver.get(driver.current_url.split("#")[0] + "#" + page)
+            wait(driver, lambda d: d.execute_script(f"return document.body.dataset.page === '{page}'"), 10, page)
+            time.sleep(0.3)
+            if page == "converter":
+                driver.find_element(By.CSS_SELECTOR, "#convert-form button").click()
+                check(wait(driver, lambda d: "MX$1,850.00" in d.find_element(By.ID, "convert-result").text, 10,
+                           "conversion"), "Converter: 100 USD is MX$1,850.00 at the fixture's rate, with its freshness")
+            if page == "profile":
+                check(wait(driver, lambda d: d.execute_script(
+                    "const i = document.getElementById('profile-qr'); return !i.hidden && i.naturalWidth > 0"), 5,
+                    "QR code"), "Profile: the peer ID and its QR code (node-qrcode-generator)")
+            shot(driver, page)
+        signal("alice-done")
+    finally:
+        driver.quit()
+
+
+def bob():
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    driver = browser()
+    try:
+        open_app(driver, "inbox")
+        signal("bob-ready")
+        sent = json.loads(wait_file("alice-sent"))
+        payment = sent["payment"]
+        arrived = wait(driver, lambda d: card_state(d, payment, "inbox-in") == "pending", 10, "request in bob's inbox")
+        delay = time.time() - sent["at"]
+        check(arrived and delay <= 2.0, f"bob's open Inbox shows the request without reload ({delay:.2f} s after it was sent)")
+        shot(driver, "inbox")
+        driver.execute_script(
+            "document.querySelector(`#inbox-in li[data-payment='${arguments[0]}'] button.accept`).click()", payment)
+        check(wait(driver, lambda d: card_state(d, payment, "inbox-in") == "accepted", 10, "accepted on bob's page"),
+              "bob accepts; his Inbox shows it accepted")
+        shot(driver, "inbox-bob-accepted")
+        wait_file("alice-done")
+        driver.get(driver.current_url.split("#")[0] + "#sales")
+        Select(driver.find_element(By.ID, "sales-period")).select_by_value("week")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sales-rows tr"), 10, "sales rows")
+        time.sleep(0.5)
+        stats = interpay("stats", "--period", "week")["rows"]
+        shown = {(r.get_attribute("data-direction"), r.get_attribute("data-currency")):
+                 int(r.find_element(By.CSS_SELECTOR, ".total").get_attribute("data-minor"))
+                 for r in driver.find_elements(By.CSS_SELECTOR, "#sales-rows tr")}
+        wanted = {(r["direction"], r["currency"]): r["totalMinor"] for r in stats}
+        check(shown == wanted and wanted.get(("in", "MXN")) == 1250,
+              f"bob's Sales totals equal interpay stats --json ({shown} vs {wanted})")
+        wait(driver, lambda d: d.execute_script("return !!window.Chart"), 5, "Chart.js")
+        time.sleep(0.3)
+        pixels = driver.execute_script("""
+            const c = document.getElementById('sales-chart');
+            const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let n = 0; for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++; return n;""")
+        check(pixels > 500, f"the Sales chart is drawn ({pixels} non-blank pixels)")
+        check(driver.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Ventas"
+              and "$12.50" in driver.find_element(By.ID, "sales-rows").text,
+              "Spanish from Accept-Language (es-MX): 'Ventas', amounts as es-MX ($12.50): "
+              + driver.find_element(By.ID, "sales-rows").text.replace("\n", " | "))
+        shot(driver, "sales-es")
+        Select(driver.find_element(By.ID, "language")).select_by_value("en")
+        check(wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Sales", 5,
+                   "en"), "switched to English: 'Sales'")
+        shot(driver, "sales-bob")
+    finally:
+        driver.quit()
+
+
+def request(url, method="GET", headers=None, host=None):
+    req = urllib.request.Request(url, method=method, headers=headers or {}, data=b"{}" if method == "POST" else None)
+    if host:
+        req.add_header("Host", host)
+    try:
+        with urllib.request.urlopen(req, timeout=5) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def security():
+    daemon = sys.argv[5]
+    web = interpay("web")
+    token = web["url"].split("token=")[1]
+    base = f"http://127.0.0.1:{web['port']}"
+    status = interpay("status")
+    check(status.get("webPort") == web["port"] and web["port"] not in (0, 7780),
+          f"--web 127.0.0.1:0 picks a free port and status reports it (webPort {status.get('webPort')})")
+    code, headers, _ = request(base + "/api/status")
+    check(code == 401, f"no token: 401 (got {code})")
+    check("default-src 'self'" in headers.get("Content-Security-Policy", "")
+          and "frame-ancestors 'none'" in headers.get("Content-Security-Policy", "")
+          and headers.get("X-Content-Type-Options") == "nosniff"
+          and not any(h.lower().startswith("access-control") for h in headers),
+          "CSP default-src 'self' and frame-ancestors 'none', nosniff, no CORS header")
+    code, _, body = request(base + "/api/status", headers={"Authorization": f"Bearer {token}"})
+    check(code == 200 and json.loads(body) == {**status, "uptimeSeconds": json.loads(body)["uptimeSeconds"]},
+          "GET /api/status with the token answers what interpay status --json answers")
+    code, _, _ = request(base + "/api/status", headers={"Authorization": f"Bearer {token}"},
+                         host=f"attacker.example:{web['port']}")
+    check(code in (421, 403), f"wrong Host (DNS rebinding): {code}")
+    for path in ["/api/send", "/api/nothing", "/"]:
+        code, _, _ = request(base + path, "POST", headers={"Authorization": f"Bearer {token}",
+                                                           "Origin": "http://attacker.example",
+                                                           "Content-Type": "application/json"})
+        check(code == 403, f"cross-origin POST {path}: 403 (got {code})")
+    mode = stat.S_IMODE(os.stat(os.path.join(work, "alice", "web-token")).st_mode)
+    check(mode == 0o600, f"the token file is 0600 ({oct(mode)})")
+    for address in [f"{os.environ.get('LAN_SANDBOX_ADDR', '198.18.0.1')}:7780", "0.0.0.0:7780", "[::]:7780"]:
+        result = subprocess.run([daemon, "--check-config", "--web", address, "--state-dir", f"{work}/unused"],
+                                capture_output=True, text=True)
+        check(result.returncode == 78 and "not a loopback address" in result.stderr,
+              f"--web {address} refused (exit {result.returncode}): {result.stderr.strip()}")
+
+
+{"alice": alice, "bob": bob, "security": security}[role]()
+sys.exit(1 if failures else 0)
