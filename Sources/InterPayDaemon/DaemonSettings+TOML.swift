@@ -27,6 +27,7 @@ extension DaemonSettings {
         socket = try reader.string("control.socket")
         socketGroup = try reader.stringOrInteger("control.group")
         web = try reader.bool("web.enabled")
+        receipts = try reader.bool("receipts.enabled")
         webListen = try reader.string("web.listen")
         discovery = try reader.bool("discovery.enabled")
         peers = try reader.strings("discovery.peers")
@@ -67,7 +68,7 @@ private struct TOMLReader {
     let path: String
     private(set) var read: Set<String> = []
     /// The tables the daemon knows; any other table is unknown.
-    static let tables: Set<String> = ["control", "web", "discovery", "rates", "limits", "subscriptions"]
+    static let tables: Set<String> = ["control", "web", "receipts", "discovery", "rates", "limits", "subscriptions"]
 
     init(table: TOMLTable, text: String, path: String) {
         self.table = table

@@ -21,6 +21,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var socketGroup: String?
     /// Whether the web app is served (`web.enabled`).
     public var web: Bool?
+    /// Whether this daemon settles with signed receipts and announces the `receipts` capability (`receipts.enabled`).
+    public var receipts: Bool?
     /// Where the web app listens, a loopback `ADDR:PORT` (`web.listen`).
     public var webListen: String?
     /// Whether DNS-SD is on (`discovery.enabled`).

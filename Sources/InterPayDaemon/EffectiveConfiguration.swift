@@ -32,7 +32,8 @@ public struct EffectiveConfiguration: Sendable {
     public static let flags: [String: String] = [
         "name": "--name", "listen": "--listen", "port": "--port", "state_dir": "--state-dir",
         "log_level": "--log-level", "accept_from": "--accept-from", "control.socket": "--socket",
-        "control.group": "--socket-group", "web.enabled": "--no-web", "web.listen": "--web",
+        "control.group": "--socket-group", "web.enabled": "--no-web", "receipts.enabled": "--no-receipts",
+        "web.listen": "--web",
         "discovery.enabled": "--no-discovery", "discovery.peers": "--peer", "rates.currency": "--currency",
         "rates.url": "--rates-url",
     ]
@@ -126,6 +127,10 @@ public struct EffectiveConfiguration: Sendable {
         let webEnabled =
             merger.optional("web.enabled", \.web)
             ?? merger.recorded("web.enabled", true, source: .defaultValue)
+        // Not required of `defaults` either: receipts are on unless turned off.
+        let receipts =
+            merger.optional("receipts.enabled", \.receipts)
+            ?? merger.recorded("receipts.enabled", true, source: .defaultValue)
         let webListenText =
             merger.optional("web.listen", \.webListen, quoted: true)
             ?? merger.recorded(
@@ -255,6 +260,7 @@ public struct EffectiveConfiguration: Sendable {
         }
         configuration.acceptFrom = acceptFrom
         configuration.webListen = webEnabled.value ? webListen : nil
+        configuration.receipts = receipts.value
         configuration.preferredCurrency = preferredCurrency
         configuration.ratesURLTemplate = ratesURL.value
         configuration.ratesAPIKey = apiKey

@@ -77,6 +77,14 @@ struct Interpayd: AsyncParsableCommand {
     @Flag(help: "Do not serve the web app.")
     var noWeb = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Do not settle with signed receipts (receipts.enabled = false).",
+            discussion:
+                "The daemon then does not announce the receipts capability and behaves as one that predates receipts."
+        ))
+    var noReceipts = false
+
     @Option(help: "Lowest level of log messages: trace, debug, info (default), notice, warning, error, critical.")
     var logLevel: String?
 
@@ -182,6 +190,7 @@ struct Interpayd: AsyncParsableCommand {
         flags.socket = socket
         flags.socketGroup = socketGroup
         flags.web = noWeb ? false : nil
+        flags.receipts = noReceipts ? false : nil
         flags.webListen = web
         flags.discovery = noDiscovery ? false : nil
         flags.peers = peers.isEmpty ? nil : peers
