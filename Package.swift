@@ -124,11 +124,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The pages are compiled in (WebAssets+Embedded.swift, written by scripts/embed-web-assets from Assets/):
-            // an installed daemon needs no data files beside it.
+            // The pages are compiled in at build time (the EmbedWebAssets plugin, from Assets/): an installed
+            // daemon needs no data files beside it.
             exclude: ["Assets"],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedWebAssets"]
         ),
+        .executableTarget(name: "embed-web-assets", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["embed-web-assets"]),
         .target(
             name: "InterPayDaemon",
             dependencies: [

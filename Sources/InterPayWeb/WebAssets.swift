@@ -1,4 +1,5 @@
-/// The web app's pages, styles and scripts, compiled into the daemon (see `scripts/embed-web-assets`).
+/// The web app's pages, styles and scripts, compiled into the daemon (`Assets/`, by the EmbedWebAssets build-tool
+/// plugin).
 public enum WebAssets {
     /// The names of the embedded files.
     public static var names: [String] { files.keys.sorted() }

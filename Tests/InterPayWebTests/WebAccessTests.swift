@@ -262,7 +262,7 @@ struct WebAccessTests {
         }
     }
 
-    @Test("the embedded pages are the files in Assets/ (run scripts/embed-web-assets after editing one)")
+    @Test("the embedded pages are the files in Assets/, as the build-tool plugin compiled them in")
     func embeddedAssetsAreCurrent() throws {
         let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appending(path: "../../Sources/InterPayWeb/Assets").standardized
