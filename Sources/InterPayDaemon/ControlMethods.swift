@@ -50,6 +50,7 @@ struct ControlMethods: ControlHandler {
             case "offer", "approve", "decline", "unsubscribe", "subscriptions":
                 return try await subscriptionMethod(method, params)
             case "web": return try web()
+            case "currency": return try await preferredCurrency(params)
             default: throw RPCError.methodNotFound(method)
             }
         } catch let error as RPCError {
@@ -78,7 +79,7 @@ struct ControlMethods: ControlHandler {
             version: configuration.version, uptimeSeconds: uptime.components.seconds, discovery: shared.discovery,
             sessions: Int64(await sessions.currentSessions().count),
             webPort: shared.webPort == 0 ? nil : Int64(shared.webPort),
-            currency: configuration.preferredCurrency?.code
+            currency: conversions.preferred?.code
         ).jsonValue
     }
 
@@ -470,7 +471,7 @@ struct ControlMethods: ControlHandler {
 
     /// `rates {base?}`: where the rates come from, how old they are, and whether they are stale.
     private func rates(_ params: Params) async throws -> JSONValue {
-        let base = try params.string("base").map(currency) ?? configuration.preferredCurrency ?? conversions.rates.base
+        let base = try params.string("base").map(currency) ?? conversions.preferred ?? conversions.rates.base
         let now = Timestamp.now
         let current = try await conversions.rates.rates(base: base, now: now)
         let snapshot = current.snapshot
@@ -482,6 +483,24 @@ struct ControlMethods: ControlHandler {
             "stale": .bool(current.isStale),
             "staleReason": current.staleReason.map { .string($0.description) } ?? .null,
             "rates": .object(snapshot.rates.mapValues { .string($0.description) }),
+        ])
+    }
+
+    /// `currency {currency?, clear?}`: the preferred currency, and where it comes from (`configuration`, `user` or
+    /// `none`); with `currency`, the user's choice, kept in the ledger across restarts; with `clear: true`, back to the
+    /// configuration's (`rates.currency`).
+    private func preferredCurrency(_ params: Params) async throws -> JSONValue {
+        if let text = params.string("currency") {
+            let chosen = try currency(text)
+            try await database.setPreference(.preferredCurrency, to: chosen.code)
+            conversions.preference.set(chosen)
+        } else if params.members["clear"]?.boolValue == true {
+            try await database.setPreference(.preferredCurrency, to: nil)
+            conversions.preference.clear()
+        }
+        return .object([
+            "currency": conversions.preferred.map { .string($0.code) } ?? .null,
+            "source": .string(conversions.preference.source.rawValue),
         ])
     }
 

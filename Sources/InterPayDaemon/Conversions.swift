@@ -3,6 +3,7 @@ import InterPayCore
 import InterPayRates
 import InterPayStore
 import Logging
+import Synchronization
 
 /// Amounts in the user's preferred currency: shown next to payments in other currencies, and quoted when a payment
 /// is accepted. Conversions never fail a command: without rates, nothing extra is shown.
@@ -11,8 +12,12 @@ struct Conversions: Sendable {
     static let defaultBase = "USD"
 
     let rates: RatesService
-    let preferred: CurrencyCode?
+    /// The preferred currency, which the user may change at run time (`interpay currency`).
+    let preference: PreferredCurrency
     let logger: Logger
+
+    /// The preferred currency now; nil when there is none.
+    var preferred: CurrencyCode? { preference.value }
 
     /// `money` in the preferred currency; nil without a preferred currency, for that currency itself, or when no
     /// rates can be had (logged at debug level).
@@ -76,5 +81,43 @@ struct Conversions: Sendable {
             "currency": .string(code), "minorUnits": .int(minor), "rate": .string(rate),
             "ratesUpdatedAt": .int(at.secondsSince1970),
         ])
+    }
+}
+
+/// The preferred currency: the configuration's (`rates.currency`), or the one the user chose at run time, which the
+/// ledger keeps across restarts and which wins over the configuration's.
+final class PreferredCurrency: Sendable {
+    /// Where the current value comes from: `configuration`, `user` or `none`.
+    enum Source: String, Sendable {
+        case configuration, user, none
+    }
+
+    private let state: Mutex<(value: CurrencyCode?, source: Source)>
+    /// The configuration's currency, which `clear()` goes back to.
+    let configured: CurrencyCode?
+
+    /// The configuration's currency, overridden by the user's stored choice when there is one.
+    init(configured: CurrencyCode?, stored: CurrencyCode?) {
+        self.configured = configured
+        if let stored {
+            state = Mutex((stored, .user))
+        } else {
+            state = Mutex((configured, configured == nil ? .none : .configuration))
+        }
+    }
+
+    /// The preferred currency now.
+    var value: CurrencyCode? { state.withLock { $0.value } }
+    /// Where it comes from.
+    var source: Source { state.withLock { $0.source } }
+
+    /// The user's choice.
+    func set(_ currency: CurrencyCode) {
+        state.withLock { $0 = (currency, .user) }
+    }
+
+    /// Back to the configuration's currency.
+    func clear() {
+        state.withLock { $0 = (configured, configured == nil ? .none : .configuration) }
     }
 }

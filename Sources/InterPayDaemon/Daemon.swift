@@ -76,13 +76,22 @@ public enum Daemon {
             throw .rates(error.description)
         }
         if let preferred = configuration.preferredCurrency { base = preferred }
+        // The currency the user chose at run time (`interpay currency`) wins over the configuration's.
+        let stored: CurrencyCode?
+        do {
+            // A stored code that no longer reads as a currency is ignored: the configuration's counts then.
+            stored = try database.preferenceAtStartup(.preferredCurrency).flatMap { try? CurrencyCode($0) }
+        } catch {
+            throw .storage(error.description)
+        }
         let conversions = Conversions(
             rates: RatesService(
                 cache: LedgerRatesCache(database: database), provider: provider, base: base, logger: logger),
-            preferred: configuration.preferredCurrency, logger: logger)
-        // Without a preferred currency there is nothing to quote: the engine then reads nothing for it.
-        let acceptanceQuote: PaymentEngine.AcceptanceQuote? =
-            configuration.preferredCurrency == nil ? nil : { @Sendable money in await conversions.cachedQuote(money) }
+            preference: PreferredCurrency(configured: configuration.preferredCurrency, stored: stored), logger: logger)
+        // Without a preferred currency `cachedQuote` answers nil at once and nothing is stored with an acceptance.
+        let acceptanceQuote: PaymentEngine.AcceptanceQuote = { @Sendable money in
+            await conversions.cachedQuote(money)
+        }
         let engine = PaymentEngine(
             me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
             acceptanceQuote: acceptanceQuote, acceptFrom: configuration.acceptFrom,

@@ -17,6 +17,7 @@ extension AppDatabase {
         migrator.registerMigration("v8-static-pins", migrate: migrateV8StaticPins)
         migrator.registerMigration("v9-settlement", migrate: migrateV9Settlement)
         migrator.registerMigration("v10-subscriptions", migrate: migrateV10Subscriptions)
+        migrator.registerMigration("v11-preferences", migrate: migrateV11Preferences)
         return migrator
     }
 
@@ -343,6 +344,17 @@ extension AppDatabase {
     /// A period's payment ID is derived from the series ID and the period (`SeriesMachine.instanceID`), so the
     /// payment table's primary key already refuses a second request for one period; the unique index says the same
     /// of the two columns.
+    /// v11: the user's preferences changed at run time (the preferred currency), one row per name.
+    private static func migrateV11Preferences(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE preference (
+                    name TEXT PRIMARY KEY NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+                    value TEXT NOT NULL CHECK (length(value) BETWEEN 1 AND 256)
+                ) STRICT
+                """)
+    }
+
     private static func migrateV10Subscriptions(_ db: Database) throws {
         try db.create(table: "series") { t in
             t.primaryKey("id", .text)

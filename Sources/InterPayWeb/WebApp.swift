@@ -14,6 +14,7 @@ public enum WebApp {
         "status": true, "peers": true, "rates": true, "stats": true, "list": true, "history": true,
         "pair": false, "untrust": false, "rename": false, "send": false, "accept": false, "reject": false,
         "cancel": false, "paid": false, "received": false, "receipt": false, "show": false, "convert": false,
+        "currency": false,
     ]
 
     /// Largest request body read, in bytes.

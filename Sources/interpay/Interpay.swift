@@ -25,7 +25,7 @@ struct Interpay: AsyncParsableCommand {
             Cancel.self, Paid.self, Received.self, ReceiptCommand.self, VerifyReceipt.self,
             List.self, Show.self, Export.self,
             Watch.self, History.self, Stats.self, Convert.self, Rates.self, Web.self,
-            Subscribe.self, Approve.self, Decline.self, Unsubscribe.self, Subscriptions.self,
+            Subscribe.self, Approve.self, Decline.self, Unsubscribe.self, Subscriptions.self, Currency.self,
         ])
 
     /// `--socket` and `--json` given before the subcommand (`interpay --json status`), as git, docker and systemctl

@@ -10,7 +10,7 @@ struct SchemaTests {
     /// Every migration, in the order they run.
     static let migrations = [
         "v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts", "v6-due-payments",
-        "v7-send-keys", "v8-static-pins", "v9-settlement", "v10-subscriptions",
+        "v7-send-keys", "v8-static-pins", "v9-settlement", "v10-subscriptions", "v11-preferences",
     ]
 
     @Test("migrations run on a fresh file, and again on the same file without change")
@@ -36,7 +36,8 @@ struct SchemaTests {
         }
         #expect(
             tables == [
-                "grdb_migrations", "outbox", "pairingLockout", "payment", "paymentEvent", "peer", "rateSnapshot",
+                "grdb_migrations", "outbox", "pairingLockout", "payment", "paymentEvent", "peer", "preference",
+                "rateSnapshot",
                 "seenMessage", "sendKey", "series", "staticPin", "trustedPeer",
             ])
     }
@@ -243,5 +244,21 @@ struct SchemaTests {
         _ = try AppDatabase(path: path)
         let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600)
+    }
+}
+
+@Suite("Preferences set at run time")
+struct PreferenceTests {
+    @Test("a preference is stored, replaced, read at start-up and removed; bad values are refused")
+    func roundTrip() async throws {
+        let database = try AppDatabase.inMemory()
+        #expect(try await database.preference(.preferredCurrency) == nil)
+        try await database.setPreference(.preferredCurrency, to: "MXN")
+        try await database.setPreference(.preferredCurrency, to: "EUR")
+        #expect(try await database.preference(.preferredCurrency) == "EUR")
+        #expect(try database.preferenceAtStartup(.preferredCurrency) == "EUR")
+        await #expect(throws: StoreError.self) { try await database.setPreference(.preferredCurrency, to: "") }
+        try await database.setPreference(.preferredCurrency, to: nil)
+        #expect(try await database.preference(.preferredCurrency) == nil)
     }
 }

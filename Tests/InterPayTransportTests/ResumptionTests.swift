@@ -1,6 +1,7 @@
 import Foundation
 import InterPayCore
 import InterPayTestSupport
+import NIOPosix
 import Testing
 
 @testable import InterPayTransport
@@ -51,12 +52,13 @@ struct ResumptionTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        // Reading to the end of the pipe and waiting for the exit block: off the cooperative pool.
-        let text = await Task.detached {
+        // Reading to the end of the pipe and waiting for the exit block: on NIO's thread pool, made for blocking
+        // work (a detached task would block a thread of the cooperative pool, which every other test shares).
+        let text = try await NIOThreadPool.singleton.runIfActive {
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
-        }.value
+        }
         #expect(process.terminationStatus == 0)
         #expect(text.contains("offered=True"), "the server issued a ticket the client could offer: \(text)")
         #expect(text.contains("reused=False"), "\(text)")

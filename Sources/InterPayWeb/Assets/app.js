@@ -263,7 +263,23 @@ async function convert(event) {
   }
 }
 
+function showCurrency(result) {
+  $("profile-currency").value = result.currency || "";
+  $("currency-source").textContent =
+    result.source === "user" ? t("yourChoice") : result.source === "configuration" ? t("fromConfiguration") : t("none");
+}
+
+async function saveCurrency(event) {
+  event.preventDefault();
+  const result = await act("currency", { currency: $("profile-currency").value });
+  if (result) {
+    showCurrency(result);
+    preferred = result.currency;
+  }
+}
+
 async function loadProfile() {
+  showCurrency(await api("currency", {}));
   const status = await api("status");
   $("profile-name").textContent = status.name;
   $("profile-id").textContent = status.id;
@@ -331,6 +347,7 @@ $("request-currency").addEventListener("input", amountIsValid);
 $("history-form").addEventListener("change", loadHistory);
 $("sales-period").addEventListener("change", loadSales);
 $("convert-form").addEventListener("submit", convert);
+$("currency-form").addEventListener("submit", saveCurrency);
 window.addEventListener("hashchange", show);
 setInterval(tick, 1000);
 translate();

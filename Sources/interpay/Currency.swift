@@ -1,0 +1,42 @@
+import ArgumentParser
+import InterPayControl
+
+/// `interpay currency`
+struct Currency: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or change the currency amounts are shown and quoted in.",
+        discussion: """
+            Without arguments, shows the preferred currency and where it comes from: the configuration \\
+            (rates.currency, --currency), your choice, or none. With CODE, makes it your choice: payments in other \\
+            currencies are shown converted into it, and it is quoted when you accept one; the choice is kept across \\
+            restarts and wins over the configuration. --clear goes back to the configuration's. The web app's \\
+            Profile page does the same. Exit 2 if CODE is not an ISO 4217 currency.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "An ISO 4217 currency code, e.g. MXN.")
+    var code: String?
+
+    @Flag(help: "Forget your choice: the configuration's currency (or none) counts again.")
+    var clear = false
+
+    func validate() throws {
+        if clear && code != nil { throw ValidationError("give a CODE or --clear, not both") }
+    }
+
+    func run() async throws {
+        var params: [String: JSONValue] = [:]
+        if let code { params["currency"] = .string(code) }
+        if clear { params["clear"] = .bool(true) }
+        let result = try await global.call("currency", params)
+        global.output(result) {
+            let source = result.string("source")
+            guard let currency = result["currency"]?.stringValue else {
+                print("No preferred currency: amounts are shown as they are.")
+                return
+            }
+            print("\(currency) (\(source == "user" ? "your choice" : "from the configuration"))")
+        }
+    }
+}
