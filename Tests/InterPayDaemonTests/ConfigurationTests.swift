@@ -208,7 +208,7 @@ struct ConfigurationTests {
             ("[subscriptions]\ntime_zone = \"Mars/Olympus\"\n", "subscriptions.time_zone", .file(path: path)),
             // The web app is served on loopback only.
             ("[web]\nlisten = \"0.0.0.0:7780\"\n", "web.listen", .file(path: path)),
-            ("[web]\nlisten = \"192.168.1.5:7780\"\n", "web.listen", .file(path: path)),
+            ("[web]\nlisten = \"198.18.0.5:7780\"\n", "web.listen", .file(path: path)),
             ("[web]\nlisten = \"[::]:7780\"\n", "web.listen", .file(path: path)),
         ])
     func invalidValues(toml: String, key: String, source: ConfigSource) {

@@ -17,7 +17,7 @@ struct WebConfigurationTests {
     func refused() {
         for (text, error) in [
             ("0.0.0.0:7780", WebListenAddressError.notLoopback("0.0.0.0")),
-            ("192.168.1.5:7780", .notLoopback("192.168.1.5")), ("[::]:7780", .notLoopback("::")),
+            ("198.18.0.5:7780", .notLoopback("198.18.0.5")), ("[::]:7780", .notLoopback("::")),
             ("example.com:7780", .notLoopback("example.com")),
             ("127.0.0.1.nip.io:80", .notLoopback("127.0.0.1.nip.io")),
             ("127.0.0.256:80", .notLoopback("127.0.0.256")), ("127.0.0.1", .malformed("127.0.0.1")),
