@@ -32,7 +32,7 @@ final class SessionHandle: Sendable {
         var lastUsed = ContinuousClock.now
         var endReason: String?
         var queued = 0
-        /// When the writer last took a frame off the queue (or the session began).
+        /// When the writer last took a frame off the queue, or the queue last stopped being empty.
         var lastProgress = ContinuousClock.now
         var overflowed = false
         var preferred: Bool
@@ -74,23 +74,44 @@ final class SessionHandle: Sendable {
                 state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
                 return nil
             }
+            // An empty queue is no stall: the writer's time starts when there is something to write.
+            if state.queued == 0 { state.lastProgress = .now }
             state.queued += frames.count
             return true
         }
         guard let admitted else {
-            logger.notice(
-                "peer does not read; session closed",
-                metadata: [
-                    "peer": "\(info.name)", "id": "\(info.peerID.shortDescription)", "queued": "\(queued)",
-                ])
-            continuation.finish()
-            channel.close(promise: nil)
+            closeNotReading()
             return false
         }
         guard admitted else { return false }
         if case .enqueued = continuation.yield(frames) { return true }
         state.withLock { $0.queued -= frames.count }
         return false
+    }
+
+    /// Closes the session when frames wait and the writer has handed none to the socket for `stallTimeout` (it is
+    /// blocked on a socket the peer does not read), whatever the count: a peer that stops reading may also stop
+    /// sending, and then nothing more is queued that `enqueue` could refuse. Asked at each keepalive interval.
+    /// True when it closed the session.
+    func closeIfStalled() -> Bool {
+        let stalled = state.withLock { state -> Bool in
+            guard !state.overflowed, state.queued > 0, ContinuousClock.now - state.lastProgress > stallTimeout
+            else { return false }
+            state.overflowed = true
+            state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
+            return true
+        }
+        if stalled { closeNotReading() }
+        return stalled
+    }
+
+    /// Logs that the peer does not read, ends the queue and closes the channel (the state says so already).
+    private func closeNotReading() {
+        logger.notice(
+            "peer does not read; session closed",
+            metadata: ["peer": "\(info.name)", "id": "\(info.peerID.shortDescription)", "queued": "\(queued)"])
+        continuation.finish()
+        channel.close(promise: nil)
     }
 
     /// The writer took `count` frames off the queue.

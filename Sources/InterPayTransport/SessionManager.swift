@@ -559,6 +559,7 @@ public actor SessionManager {
                         session.channel.close(promise: nil)
                         return .keepalive
                     }
+                    if session.closeIfStalled() { return .keepalive }
                     nonce += 1
                     session.enqueue(.message(.ping(nonce: nonce)))
                     // Pairing or unpairing may have changed whether the peer is preferred.
