@@ -12,32 +12,24 @@ public struct FrameCodec: Sendable {
     /// The largest body accepted and produced; at most `Limits.maxFrameSize`.
     public let maxFrameSize: Int
 
-    /// Made once per codec rather than per frame. Foundation's coders are safe to share between threads: their
-    /// options are guarded by a lock and each call encodes or decodes with state of its own.
-    private let encoder: JSONEncoder
-    private let decoder = JSONDecoder()
-
     /// A codec with the protocol's 64 KiB limit or a lower one.
     public init(maxFrameSize: Int = Limits.maxFrameSize) {
         precondition(maxFrameSize > 0 && maxFrameSize <= Limits.maxFrameSize, "frame limit out of range")
         self.maxFrameSize = maxFrameSize
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        self.encoder = encoder
     }
 
     // MARK: Encoding
 
     /// Encodes a message as its JSON body (no prefix).
     public func encodeBody(_ message: PaymentMessage) throws(FrameEncodingError) -> [UInt8] {
-        let body: Data
+        let body: [UInt8]
         do {
-            body = try encoder.encode(message)
+            body = try CanonicalJSONEncoder().encode(message)
         } catch {
             throw .encodingFailed(String(describing: error))
         }
         guard body.count <= maxFrameSize else { throw .tooLarge(body.count, limit: maxFrameSize) }
-        return Array(body)
+        return body
     }
 
     /// Encodes a message as a complete frame: length prefix and body.
@@ -84,36 +76,36 @@ public struct FrameCodec: Sendable {
         guard body.count <= maxFrameSize else {
             throw .oversize(length: UInt32(clamping: body.count), limit: maxFrameSize)
         }
-        let data = Data(body)
-        // ASCII (most frames) is valid UTF-8; only other text needs the full check, which copies it into a String.
-        guard data.allSatisfy({ $0 < 0x80 }) || String(validating: data, as: UTF8.self) != nil else {
+        let bytes = Array(body)
+        // ASCII (most frames) is valid UTF-8; only other text needs the full check.
+        guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
             throw .invalidUTF8
         }
         // JSON text exchanged between systems must not begin with a byte order mark (RFC 8259, section 8.1).
-        guard !data.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidJSON("byte order mark before the JSON") }
-        let message: PaymentMessage
+        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidJSON("byte order mark before the JSON") }
+        // One strict parse: PROTOCOL.md §5.2 refuses an object with two members of the same name (parsers disagree
+        // on which one counts), and the reader finds them while parsing; the typed message is then decoded from the
+        // tree.
+        let tree: JSONTree
         do {
-            message = try decoder.decode(PaymentMessage.self, from: data)
-        } catch let error as FrameError {
-            throw error
-        } catch let error as DecodingError {
-            throw Self.frameError(for: error, body: data)
-        } catch {
-            throw .invalidJSON(String(describing: error))
-        }
-        // PROTOCOL.md §5.2: an object with two members of the same name is refused (parsers disagree on which one
-        // counts). The project's strict reader finds them while parsing; JSONDecoder keeps one silently.
-        do {
-            _ = try JSONTree.parse(data, duplicateMembers: .refuse)
+            tree = try JSONTree.parse(bytes, duplicateMembers: .refuse)
         } catch {
             throw .invalidJSON(
                 error.duplicateName.map { "duplicate member name '\($0.prefix(40))'" } ?? error.description)
         }
-        return message
+        do {
+            return try JSONTreeDecoder().decode(PaymentMessage.self, from: tree)
+        } catch let error as FrameError {
+            throw error
+        } catch let error as DecodingError {
+            throw Self.frameError(for: error, tree: tree)
+        } catch {
+            throw .invalidJSON(String(describing: error))
+        }
     }
 
-    /// Maps Foundation's decoding errors to the protocol's error classes.
-    private static func frameError(for error: DecodingError, body: Data) -> FrameError {
+    /// Maps decoding errors to the protocol's error classes.
+    private static func frameError(for error: DecodingError, tree: JSONTree) -> FrameError {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
             (codingPath + (last.map { [$0] } ?? [])).map { key in
                 key.intValue.map { "[\($0)]" } ?? key.stringValue
@@ -126,18 +118,14 @@ public struct FrameCodec: Sendable {
             return context.codingPath.isEmpty
                 ? .invalidJSON(context.debugDescription) : .invalidField(path(context.codingPath), detail: "null")
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            // Foundation reports a number that does not fit its field (12.5 or -1 for an unsigned integer) as
-            // "not valid JSON" at the root. Only on this error path, tell the two apart with the strict reader.
-            // A body that it does not read as an object is reported as Foundation put it (the error is the
-            // answer, so it is not rethrown).
-            guard let object = try? JSONTree.parse(body, duplicateMembers: .keep), case .object = object else {
-                return .invalidJSON(context.debugDescription)
-            }
-            // Foundation does not say which number; every number in a frame is an integer, so find the first one
-            // that is not (or, failing that, the first negative one, which no unsigned field takes).
-            let field =
-                numberPath(in: object, where: { !$0.isIntegralInt64 }) ?? numberPath(in: object, where: { $0 < 0 })
-            return .invalidField(field ?? "(number)", detail: "a number is not an integer or is out of range")
+            // A check of a whole message that failed: name the first number that no field takes, if any (every
+            // number in a frame is an integer).
+            guard case .object = tree else { return .invalidJSON(context.debugDescription) }
+            guard
+                let field = numberPath(in: tree, where: { !$0.isIntegralInt64 })
+                    ?? numberPath(in: tree, where: { $0 < 0 })
+            else { return .invalidField("(message)", detail: context.debugDescription) }
+            return .invalidField(field, detail: "a number is not an integer or is out of range")
         case .typeMismatch(_, let context), .dataCorrupted(let context):
             // An error at the root means the body itself is not a JSON object.
             return context.codingPath.isEmpty

@@ -62,7 +62,7 @@ extension PaymentMessage {
                     forKey: .code, in: container, debugDescription: "unknown error code '\(code)'")
             }
             self.message = try container.decodeText(forKey: .message, length: 0...Limits.maxReasonLength)
-            self.ref = try container.decodeIfPresent(UUID.self, forKey: .ref)
+            self.ref = try container.decodeWireUUIDIfPresent(forKey: .ref)
         }
 
         public func encode(to encoder: any Encoder) throws {

@@ -55,7 +55,7 @@ extension PaymentMessage {
         /// Decodes a frame; a value that is not 64 lowercase hex digits, or an unknown step, is refused.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.pairingID = try container.decode(UUID.self, forKey: .pairingID)
+            self.pairingID = try container.decodeWireUUID(forKey: .pairingID)
             self.step = try container.decode(Step.self, forKey: .step)
             // Members a step does not define are ignored, like every unknown member (PROTOCOL.md §14).
             if step == .abort {

@@ -71,8 +71,8 @@ extension PaymentMessage {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.messageID = try container.decode(UUID.self, forKey: .messageID)
-            self.paymentID = try container.decode(UUID.self, forKey: .paymentID)
+            self.messageID = try container.decodeWireUUID(forKey: .messageID)
+            self.paymentID = try container.decodeWireUUID(forKey: .paymentID)
             self.reason = try container.decodeTextIfPresent(forKey: .reason, length: 0...Limits.maxReasonLength)
         }
 

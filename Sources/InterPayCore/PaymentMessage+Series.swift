@@ -52,8 +52,8 @@ extension PaymentMessage {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let action = try container.decode(Action.self, forKey: .action)
             self.action = action
-            self.messageID = try container.decode(UUID.self, forKey: .messageID)
-            self.seriesID = try container.decode(UUID.self, forKey: .seriesID)
+            self.messageID = try container.decodeWireUUID(forKey: .messageID)
+            self.seriesID = try container.decodeWireUUID(forKey: .seriesID)
             func require(_ key: CodingKeys, when present: Bool) throws {
                 guard container.contains(key) != present else { return }
                 if present {
@@ -213,7 +213,7 @@ public struct SeriesLink: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.seriesID = try container.decode(UUID.self, forKey: .seriesID)
+        self.seriesID = try container.decodeWireUUID(forKey: .seriesID)
         let index = try container.decode(Int.self, forKey: .index)
         guard (0..<Limits.maxSeriesCount).contains(index) else {
             throw DecodingError.dataCorruptedError(

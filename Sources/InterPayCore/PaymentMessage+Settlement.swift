@@ -31,8 +31,8 @@ extension PaymentMessage {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.messageID = try container.decode(UUID.self, forKey: .messageID)
-            self.paymentID = try container.decode(UUID.self, forKey: .paymentID)
+            self.messageID = try container.decodeWireUUID(forKey: .messageID)
+            self.paymentID = try container.decodeWireUUID(forKey: .paymentID)
             self.method = try container.decodeIfPresent(PaymentMethod.self, forKey: .method)
             self.reference = try container.decodeTextIfPresent(
                 forKey: .reference, length: 1...Limits.maxReferenceLength)
@@ -70,8 +70,8 @@ extension PaymentMessage {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.messageID = try container.decode(UUID.self, forKey: .messageID)
-            self.paymentID = try container.decode(UUID.self, forKey: .paymentID)
+            self.messageID = try container.decodeWireUUID(forKey: .messageID)
+            self.paymentID = try container.decodeWireUUID(forKey: .paymentID)
             // Checked as a receipt by the receiver, which keeps it only if it verifies; here only its size.
             if container.contains(.receipt) {
                 let text = try container.decode(String.self, forKey: .receipt)

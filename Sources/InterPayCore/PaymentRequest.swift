@@ -65,7 +65,7 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         do {
             try self.init(
-                id: try container.decode(UUID.self, forKey: .id),
+                id: try container.decodeWireUUID(forKey: .id),
                 payee: try container.decode(PeerID.self, forKey: .payee),
                 payer: try container.decode(PeerID.self, forKey: .payer),
                 amount: try container.decode(Money.self, forKey: .amount),
@@ -111,5 +111,80 @@ extension PaymentRequestError {
 
 extension UUID {
     /// The lower-case text form used on the wire (RFC 9562).
-    public var wireString: String { uuidString.lowercased() }
+    ///
+    /// Written out here rather than as `uuidString.lowercased()`: every ledger query and frame on the payment path
+    /// formats a few, and the two passes and their allocations showed in profiles.
+    public var wireString: String {
+        withUnsafeBytes(of: uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { buffer in
+                var position = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        buffer[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    buffer[position] = Self.hexDigits[Int(byte >> 4)]
+                    buffer[position + 1] = Self.hexDigits[Int(byte & 0xF)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Parses the text form (`8-4-4-4-12` hex digits, either case); nil if `text` is not one.
+    public init?(wireString text: String) {
+        var text = text
+        let parsed = text.withUTF8 { utf8 -> uuid_t? in
+            guard utf8.count == 36 else { return nil }
+            var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let complete = withUnsafeMutableBytes(of: &value) { bytes -> Bool in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        guard utf8[position] == UInt8(ascii: "-") else { return false }
+                        position += 1
+                    }
+                    guard let high = Self.hexValue(utf8[position]), let low = Self.hexValue(utf8[position + 1]) else {
+                        return false
+                    }
+                    bytes[index] = high << 4 | low
+                    position += 2
+                }
+                return true
+            }
+            return complete ? value : nil
+        }
+        guard let parsed else { return nil }
+        self.init(uuid: parsed)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A UUID in its text form (either case), as `decode(UUID.self, forKey:)` reads it, without its detours.
+    public func decodeWireUUID(forKey key: Key) throws -> UUID {
+        let text = try decode(String.self, forKey: key)
+        guard let uuid = UUID(wireString: text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "Attempted to decode UUID from invalid UUID string.")
+        }
+        return uuid
+    }
+
+    /// A UUID in its text form if the member is present and not null.
+    public func decodeWireUUIDIfPresent(forKey key: Key) throws -> UUID? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeWireUUID(forKey: key)
+    }
 }

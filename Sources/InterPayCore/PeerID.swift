@@ -34,6 +34,10 @@ public struct PeerID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Parses the text form. Case, `-` and spaces do not matter, and the look-alikes `0`, `1`, `8` are read as
     /// `O`, `I`, `B`; every check character must match.
     public init(parsing text: String) throws(PeerIDError) {
+        if let canonical = Self.canonical(text) {
+            self = canonical
+            return
+        }
         var values: [UInt8] = []
         values.reserveCapacity(56)
         for character in text where character != "-" && character != " " {
@@ -52,6 +56,45 @@ public struct PeerID: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
         guard let decoded = Self.base32Decode(data) else { throw .wrongLength(values.count, text: text) }
         try self.init(bytes: decoded)
+    }
+
+    private init(bytes: [UInt8], description: String) {
+        self.bytes = bytes
+        self.description = description
+    }
+
+    /// The ID when `text` is already its canonical form (63 characters, upper case, `-` in place, checks right): read
+    /// byte by byte, and the text kept as the description. The ledger and frames hold only canonical IDs, and each
+    /// row read parses one, so this is the common case; anything else goes the general way.
+    private static func canonical(_ text: String) -> PeerID? {
+        var text = text
+        let bytes = text.withUTF8 { utf8 -> [UInt8]? in
+            guard utf8.count == 63 else { return nil }
+            var values = [UInt8](repeating: 0, count: 56)
+            var count = 0
+            for (index, byte) in utf8.enumerated() {
+                if index % 8 == 7 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): values[count] = byte - UInt8(ascii: "A")
+                case UInt8(ascii: "2")...UInt8(ascii: "7"): values[count] = byte - UInt8(ascii: "2") + 26
+                default: return nil
+                }
+                count += 1
+            }
+            var data: [UInt8] = []
+            data.reserveCapacity(52)
+            for chunk in 0..<4 {
+                let chunkValues = values[(chunk * 14)..<(chunk * 14 + 13)]
+                guard luhnCheck(chunkValues) == values[chunk * 14 + 13] else { return nil }
+                data += chunkValues
+            }
+            return base32Decode(data)
+        }
+        guard let bytes, bytes.count == 32 else { return nil }
+        return PeerID(bytes: bytes, description: text)
     }
 
     /// The text form of 32 bytes (see `description`).

@@ -64,8 +64,9 @@ private struct JSONTreeParser {
         guard depth <= maximumDepth else { throw failure("nested deeper than \(maximumDepth) levels") }
         index += 1  // {
         var members: [JSONTree.Member] = []
-        // The names seen so far, as code points (String equality would merge canonically equivalent names).
-        var names: Set<[Unicode.Scalar]> = []
+        // Names are compared as UTF-8 bytes, i.e. code point by code point (String equality would merge canonically
+        // equivalent names): by a linear search while the object is small, as most are, then through a set.
+        var names: Set<[UInt8]>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -76,7 +77,7 @@ private struct JSONTreeParser {
             guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
             let nameStart = index
             let key = try parseString()
-            if duplicateMembers == .refuse, !names.insert(Array(key.unicodeScalars)).inserted {
+            if duplicateMembers == .refuse, Self.isDuplicate(key, among: members, names: &names) {
                 throw JSONSyntaxError(
                     offset: nameStart, reason: "duplicate member name '\(key.prefix(40))'", duplicateName: key)
             }
@@ -94,6 +95,16 @@ private struct JSONTreeParser {
                 throw failure("expected ',' or '}' in an object, found \(Self.describe(byte))")
             }
         }
+    }
+
+    /// Whether `key` names a member already in `members`; `names` is the set of those names once there are many.
+    private static func isDuplicate(_ key: String, among members: [JSONTree.Member], names: inout Set<[UInt8]>?) -> Bool
+    {
+        if names == nil, members.count < 16 {
+            return members.contains { $0.key.utf8.elementsEqual(key.utf8) }
+        }
+        if names == nil { names = Set(members.map { Array($0.key.utf8) }) }
+        return names?.insert(Array(key.utf8)).inserted == false
     }
 
     private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONTree {
@@ -143,6 +154,19 @@ private struct JSONTreeParser {
     /// A string's decoded text; the index is on its opening quote.
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1  // "
+        // Most strings are printable ASCII without escapes: taken as they are, in one piece.
+        let start = index
+        while index < bytes.count, bytes[index] >= 0x20, bytes[index] < 0x80, bytes[index] != UInt8(ascii: "\\"),
+            bytes[index] != UInt8(ascii: "\"")
+        {
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+        }
+        // Anything else, scalar by scalar from the start.
+        index = start
         var scalars = String.UnicodeScalarView()
         while true {
             guard let byte = peek() else { throw failure("unterminated string") }

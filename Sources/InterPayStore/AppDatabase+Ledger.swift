@@ -23,17 +23,10 @@ extension AppDatabase {
             try series.save(db)
         }
         if let payment = change.payment {
-            let exists = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM payment WHERE id = ?)"),
-                arguments: [payment.id.wireString])
-            if exists == true {
-                try payment.update(db, columns: PaymentRecord.mutableColumns)
-            } else {
-                try payment.insert(db)
-            }
+            try payment.upsertRow(db)
         }
         for event in change.events {
-            try event.insert(db)
+            try event.insertRow(db)
         }
         var queued: [OutboxRecord] = []
         if !change.outbox.isEmpty {
@@ -41,17 +34,17 @@ extension AppDatabase {
             for var record in change.outbox {
                 seq += 1
                 record.seq = seq
-                try record.insert(db)
+                try record.insertRow(db)
                 queued.append(record)
             }
         }
-        if !change.removeFromOutbox.isEmpty {
-            try OutboxRecord
-                .filter(change.removeFromOutbox.map(\.wireString).contains(OutboxRecord.Columns.messageID))
-                .deleteAll(db)
+        for messageID in change.removeFromOutbox {
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE messageID = ?").execute(arguments: [
+                messageID.wireString
+            ])
         }
         if let seen = change.seenMessage {
-            try seen.insert(db)
+            try seen.insertRow(db)
         }
         if let key = change.sendKey {
             try SendKeyRecord

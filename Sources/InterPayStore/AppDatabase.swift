@@ -40,6 +40,10 @@ public struct AppDatabase: Sendable {
         // Every connection commits durably. (Readers inherit it too, which costs nothing.)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Each protocol step runs in a savepoint of its own (`transact`), whose undo journal SQLite keeps in a
+            // temporary file by default: a write of every page a step touches, to a file that is thrown away at the
+            // commit. In memory it costs a copy of those pages; durability comes from the WAL, not from it.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         let pool: DatabasePool
         do {
