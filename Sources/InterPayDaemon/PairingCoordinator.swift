@@ -70,7 +70,7 @@ actor PairingCoordinator {
         // If the peer's user started first, its answer comes within a round trip; otherwise there is nothing to wait
         // for but the other user.
         let requested = requests[peer] != nil
-        let step = await update(peer) { $0.start(attemptID: UUID(), nonce: PairingCode.randomNonce(), now: now) }
+        let step = await update(peer) { $0.start(attemptID: UUID.random(), nonce: PairingCode.randomNonce(), now: now) }
         try await perform(step, peer: peer, now: now)
         let deadline = ContinuousClock.now + (requested ? wait : min(wait, .milliseconds(500)))
         while ContinuousClock.now < deadline, !Task.isCancelled {

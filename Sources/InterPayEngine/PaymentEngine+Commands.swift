@@ -30,12 +30,13 @@ extension PaymentEngine {
         let payment: PaymentRequest
         do {
             payment = try PaymentRequest(
-                id: UUID(), payee: me, payer: payer, amount: amount, memo: memo, category: category, createdAt: now,
+                id: UUID.random(), payee: me, payer: payer, amount: amount, memo: memo, category: category,
+                createdAt: now,
                 expiresAt: now.adding(seconds: seconds))
         } catch {
             throw .invalid(error.description)
         }
-        let messageID = UUID()
+        let messageID = UUID.random()
         if wait > .zero { waiters.register(messageID) }
         let outcome: StepOutcome
         do throws(EngineError) {
@@ -126,7 +127,7 @@ extension PaymentEngine {
             } else {
                 nil
             }
-        let messageID = UUID()
+        let messageID = UUID.random()
         waiters.register(messageID)
         let outcome: StepOutcome
         do throws(EngineError) {

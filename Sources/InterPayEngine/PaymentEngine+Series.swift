@@ -41,8 +41,8 @@ extension PaymentEngine {
         } catch {
             throw .invalid(error.description)
         }
-        let seriesID = UUID()
-        let messageID = UUID()
+        let seriesID = UUID.random()
+        let messageID = UUID.random()
         let outcome = try await perform(concerning: payer) { [self] ledger in
             var outcome = StepOutcome()
             let plan = try planSend(to: payer, ledger: ledger, now: now)
@@ -148,7 +148,7 @@ extension PaymentEngine {
             record.reason = reason
             record.endedBy = record.role
         }
-        let messageID = UUID()
+        let messageID = UUID.random()
         let frame = try encoded(
             .series(
                 .init(
@@ -430,7 +430,7 @@ extension PaymentEngine {
             }
             return ([], [], nil)
         }
-        let acceptID = UUID()
+        let acceptID = UUID.random()
         let actions = lifecycle.handle(.localAccept(messageID: acceptID), now: now)
         let detail =
             "accepted automatically: subscription \(seriesID.wireString) approved up to \(try series.cap?.description ?? "?")"

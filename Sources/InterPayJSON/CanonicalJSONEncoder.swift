@@ -203,6 +203,19 @@ private struct NodeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         try node.member(key.stringValue).store(value, codingPath: codingPath + [key])
     }
 
+    // The scalar types directly: a message's `encode(to:)` reaches these through an existential container, where
+    // the generic entry point would cast its value at run time.
+    func encode(_ value: String, forKey key: Key) { node.member(key.stringValue).content = .scalar(.string(value)) }
+    func encode(_ value: Bool, forKey key: Key) { node.member(key.stringValue).content = .scalar(.bool(value)) }
+    func encode(_ value: Int, forKey key: Key) { integer(value, key) }
+    func encode(_ value: Int64, forKey key: Key) { integer(value, key) }
+    func encode(_ value: UInt64, forKey key: Key) { integer(value, key) }
+    func encode(_ value: UInt32, forKey key: Key) { integer(value, key) }
+
+    private func integer(_ value: some FixedWidthInteger, _ key: Key) {
+        node.member(key.stringValue).content = .scalar(.number(String(value)))
+    }
+
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {

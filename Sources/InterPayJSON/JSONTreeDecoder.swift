@@ -154,6 +154,21 @@ private struct TreeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         try decoder(for: key).decodeValue(type)
     }
 
+    // The scalar types directly: a message's `init(from:)` reaches these through an existential container, where
+    // the generic entry point would compare types at run time.
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder(for: key).decode(type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder(for: key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder(for: key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder(for: key).decode(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder(for: key).decode(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder(for: key).decode(type) }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = member(key) else { return nil }
+        if case .null = value { return nil }
+        return try TreeDecoder(value, codingPath: codingPath + [key]).decode(type)
+    }
+
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = member(key) else { return nil }
         if case .null = value { return nil }
