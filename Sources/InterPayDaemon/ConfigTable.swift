@@ -142,6 +142,7 @@ extension ConfigKey {
         .integer(
             "limits.max_sessions", 1...100_000, default: .value(.integer(TransportConfiguration.defaultMaxSessions))
         ) { $0.maxSessions = $1 },
+        .bool("subscriptions.enabled", default: .value(true)) { $0.subscriptions = $1 },
         .string(
             "subscriptions.time_zone",
             default: .computed("the system's time zone", example: "Europe/Berlin") { _ in
