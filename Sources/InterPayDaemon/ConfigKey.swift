@@ -88,24 +88,21 @@ public enum ConfigType: Sendable, Equatable {
     }
 
     /// The value as TOML writes it: `"text"`, `15`, `"15s"`, `true`, `["a", "b"]`.
-    func toml(_ value: ConfigValue) -> String {
-        switch (self, value) {
-        case (.duration, .integer(let seconds)): "\"\(seconds)s\""
-        case (_, .string(let text)): Self.quoted(text)
-        case (_, .integer(let integer)): String(integer)
-        case (_, .bool(let bool)): String(bool)
-        case (_, .strings(let strings)): "[" + strings.map(Self.quoted).joined(separator: ", ") + "]"
-        }
-    }
+    func toml(_ value: ConfigValue) -> String { written(value, asTOML: true) }
 
     /// The value as a message shows it, without quotes (`20s`, `nohost`), control characters escaped.
-    func display(_ value: ConfigValue) -> String {
+    func display(_ value: ConfigValue) -> String { written(value, asTOML: false) }
+
+    private func written(_ value: ConfigValue, asTOML: Bool) -> String {
+        func text(_ string: String) -> String { asTOML ? Self.quoted(string) : SafeText.escaped(string) }
         switch (self, value) {
-        case (.duration, .integer(let seconds)): "\(seconds)s"
-        case (_, .string(let text)): SafeText.escaped(text)
-        case (_, .integer(let integer)): String(integer)
-        case (_, .bool(let bool)): String(bool)
-        case (_, .strings(let strings)): strings.map { SafeText.escaped($0) }.joined(separator: ",")
+        case (.duration, .integer(let seconds)): return asTOML ? "\"\(seconds)s\"" : "\(seconds)s"
+        case (_, .string(let string)): return text(string)
+        case (_, .integer(let integer)): return String(integer)
+        case (_, .bool(let bool)): return String(bool)
+        case (_, .strings(let strings)):
+            return asTOML
+                ? "[" + strings.map(text).joined(separator: ", ") + "]" : strings.map(text).joined(separator: ",")
         }
     }
 

@@ -1,11 +1,6 @@
 import ArgumentParser
 import Foundation
-import InterPayControl
-import InterPayCore
 import InterPayDaemon
-import InterPayEngine
-import InterPayRates
-import InterPayWeb
 import Logging
 import ServiceLifecycle
 
