@@ -2,10 +2,10 @@ import Foundation
 import InterPayCore
 import TOMLKit
 
-// The configuration is one table of `ConfigKey`s (`ConfigKey.all`, in ConfigTable.swift) rather than
-// apple/swift-configuration: that package reads JSON, YAML, the environment and arguments but not TOML, and its
-// snapshots keep no line numbers, so the `file:line` type and unknown-key errors would still have to be written
-// here; what it would add (providers, reloading, secrets) is a dependency for what a dozen lines below do.
+// The configuration is a table of our own (`ConfigKey.all`, in ConfigTable.swift), not apple/swift-configuration:
+// that package reads JSON, YAML, the environment and arguments but no TOML, and its snapshots keep no line numbers,
+// so the `file:line` errors for wrong types and unknown keys would still be written here, next to a TOML provider
+// of our own; what it would then add, merging sources in order, is a loop in `EffectiveConfiguration.resolve`.
 
 /// A configuration value, whatever its source: what a TOML file, a flag or an environment variable gives for a key.
 public enum ConfigValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
@@ -203,9 +203,11 @@ public struct ConfigHost: Sendable {
 public enum ConfigDefault: Sendable {
     /// This value, written as it is in the example file.
     case value(ConfigValue)
-    /// A value that depends on the host (`summary` says how); the example file shows `example`.
+    /// A value computed from the host, which the text says how (`--check-config` shows it); the example file shows
+    /// `example`.
     case computed(String, example: ConfigValue, @Sendable (ConfigHost) -> ConfigValue)
-    /// No value: the daemon does without (`summary` says what that means); the example file shows `example`.
+    /// No value: the daemon does without, which the text says what means (`--check-config` shows it); the example
+    /// file shows `example`.
     case unset(String, example: ConfigValue)
 }
 

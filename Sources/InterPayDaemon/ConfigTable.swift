@@ -64,7 +64,8 @@ extension ConfigKey {
         ) { $0.socketPath = $1 },
         .string(
             "control.group", flag: .value("--socket-group"),
-            default: .unset("only the daemon's user and root", example: "interpay"), type: .nameOrNumber
+            default: .unset("only the daemon's user and root may use the socket", example: "interpay"),
+            type: .nameOrNumber
         ) { configuration, group throws(ConfigProblem) in
             guard let id = EffectiveConfiguration.groupIDNamed(group) else { throw ConfigProblem("no such group") }
             configuration.socketGroupID = id
@@ -110,7 +111,7 @@ extension ConfigKey {
         .string("rates.api_key_env", default: .value(.string(RatesAPIKey.environmentVariable))) { _, _ in },
         .string(
             "rates.api_key", environment: [.namedByKey("rates.api_key_env")],
-            default: .unset("no key: the URL template must not need one", example: "****"), secret: true
+            default: .unset("the URL template must not need {key}", example: "****"), secret: true
         ) { configuration, secret throws(ConfigProblem) in
             do throws(RatesError) {
                 configuration.ratesAPIKey = try RatesAPIKey(secret)

@@ -100,22 +100,40 @@ public struct EffectiveConfiguration: Sendable {
         return key.defaultValue(on: host).map { ($0, .defaultValue) }
     }
 
-    /// The effective configuration as TOML, each line commented with its source.
+    /// The effective configuration as TOML in the order of the table of keys: each value commented with its source
+    /// (and what a computed default is), each key without a value as a comment saying what that means.
     public var text: String {
         var lines: [String] = []
         var table: String?
-        for entry in entries {
-            let parts = entry.key.split(separator: ".", maxSplits: 1).map(String.init)
-            let (section, key) = parts.count == 2 ? (parts[0], parts[1]) : (nil, parts[0])
-            if section != table, let section {
-                lines.append("\n[\(section)]")
-                table = section
+        for key in ConfigKey.all {
+            let entry = entries.first { $0.key == key.name }
+            let line: String
+            switch (entry, key.defaultValue) {
+            case (let entry?, .computed(let summary, _, _)) where entry.source == .defaultValue:
+                line = Self.line(entry, note: "default: \(summary)")
+            case (let entry?, _):
+                line = Self.line(entry, note: entry.source.description)
+            case (nil, .unset(let summary, _)):
+                line = "# \(key.name.split(separator: ".").last ?? "") is not set: \(summary)"
+            case (nil, _):
+                continue
             }
-            let assignment = "\(key) = \(entry.value)"
-            let padding = String(repeating: " ", count: max(1, 40 - assignment.count))
-            lines.append("\(assignment)\(padding)# \(entry.source)")
+            let parts = key.name.split(separator: ".", maxSplits: 1).map(String.init)
+            if parts.count == 2, parts[0] != table {
+                lines.append("\n[\(parts[0])]")
+                table = parts[0]
+            }
+            lines.append(line)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `key = value` padded to a column, then `# note`.
+    private static func line(_ entry: Entry, note: String) -> String {
+        let key = entry.key.split(separator: ".", maxSplits: 1).last ?? ""
+        let assignment = "\(key) = \(entry.value)"
+        let padding = String(repeating: " ", count: max(1, 40 - assignment.count))
+        return "\(assignment)\(padding)# \(note)"
     }
 
     /// A group's ID from its name or number.

@@ -81,7 +81,7 @@ struct ConfigTableTests {
         }
     }
 
-    @Test("--check-config lists every key that has a value, with its source, the secret masked")
+    @Test("--check-config lists every key: a value with its source, the secret masked, or why it is unset")
     func checkConfigSources() throws {
         var flags = DaemonSettings()
         flags["port"] = 7420
@@ -111,6 +111,8 @@ struct ConfigTableTests {
         #expect(!effective.text.contains(secret))
         #expect(effective.text.contains("api_key = \"****\""))
         #expect(effective.text.contains("max_sessions = 9"))
+        #expect(effective.text.contains("# group is not set: "), "an unset key is shown as a comment")
+        #expect(effective.text.contains("# default: the host name"), "a computed default says what it is")
     }
 
     @Test("a secret is refused in the file, and an environment value of the wrong type names the variable")
