@@ -1,9 +1,11 @@
 public import Foundation
+import InterPayControl
 public import InterPayCore
 public import InterPayEngine
 public import InterPayRates
 import InterPayTransport
 public import InterPayWeb
+public import Logging
 
 /// Everything `interpayd` needs to run, after flags are parsed.
 public struct DaemonConfiguration: Sendable {
@@ -25,8 +27,20 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String
     /// Group allowed on the control socket besides our own user and root (socket 0660), if any.
     public var socketGroupID: UInt32?
-    /// Where the web app listens (always a loopback address), or nil when it is off (`--no-web`).
-    public var webListen: WebListenAddress?
+    /// Whether the web app is served (`web.enabled`).
+    public var webEnabled: Bool = true
+    /// Where the web app listens when it is served, always a loopback address (`web.listen`).
+    public var webAddress: WebListenAddress = .default
+    /// Where the web app listens, or nil when it is off (`--no-web`); setting nil turns it off.
+    public var webListen: WebListenAddress? {
+        get { webEnabled ? webAddress : nil }
+        set {
+            webEnabled = newValue != nil
+            if let newValue { webAddress = newValue }
+        }
+    }
+    /// The lowest level logged.
+    public var logLevel: Logger.Level = .info
     /// Whose payment requests are taken: anyone's (flagged unverified unless paired), or paired peers' only.
     public var acceptFrom: AcceptPolicy = .any
     /// The currency amounts are shown in, if the user chose one.
@@ -82,6 +96,19 @@ public struct DaemonConfiguration: Sendable {
         self.version = version
         self.socketPath = socketPath
         self.socketGroupID = socketGroupID
+    }
+
+    /// A configuration whose every configured value is still to be set, key by key (`EffectiveConfiguration`).
+    init(version: String) {
+        self.name = "interpay"
+        self.stateDirectory = URL(fileURLWithPath: "/")
+        self.listenHost = "0.0.0.0"
+        self.port = 0
+        self.staticPeers = []
+        self.discoveryEnabled = true
+        self.version = version
+        self.socketPath = ControlSocketPath.systemDefault
+        self.socketGroupID = nil
     }
 
     /// The ledger file inside the state directory.

@@ -1,5 +1,4 @@
 import Foundation
-import InterPayCore
 import TOMLKit
 
 extension DaemonSettings {
@@ -16,35 +15,12 @@ extension DaemonSettings {
         } catch {
             throw .syntax(path: path, line: 0, column: 0, message: String(describing: error))
         }
-        var reader = TOMLReader(table: table, text: text, path: path)
+        let reader = TOMLReader(table: table, text: text, path: path)
         self.init()
-        name = try reader.string("name")
-        listen = try reader.string("listen")
-        port = try reader.integer("port")
-        stateDirectory = try reader.string("state_dir")
-        logLevel = try reader.string("log_level")
-        acceptFrom = try reader.string("accept_from")
-        socket = try reader.string("control.socket")
-        socketGroup = try reader.stringOrInteger("control.group")
-        web = try reader.bool("web.enabled")
-        receipts = try reader.bool("receipts.enabled")
-        webListen = try reader.string("web.listen")
-        discovery = try reader.bool("discovery.enabled")
-        peers = try reader.strings("discovery.peers")
-        currency = try reader.string("rates.currency")
-        ratesURL = try reader.string("rates.url")
-        ratesAPIKeyVariable = try reader.string("rates.api_key_env")
-        ratesTimeout = try reader.duration("rates.timeout")
-        maxFrameBytes = try reader.integer("limits.max_frame_bytes")
-        handshakeTimeout = try reader.duration("limits.handshake_timeout")
-        keepaliveInterval = try reader.duration("limits.keepalive_interval")
-        maxPendingPerPeer = try reader.integer("limits.max_pending_per_peer")
-        maxRequestsPerMinute = try reader.integer("limits.max_requests_per_minute")
-        maxUnauthenticated = try reader.integer("limits.max_unauthenticated")
-        maxSessions = try reader.integer("limits.max_sessions")
-        subscriptionPeriodSeconds = try reader.integer("subscriptions.period_seconds").map(Int64.init)
-        subscriptionTimeZone = try reader.string("subscriptions.time_zone")
-        try reader.rejectUnread()
+        for key in ConfigKey.all where key.inFile {
+            self[key.name] = try reader.value(of: key)
+        }
+        try reader.rejectUnknown()
     }
 
     /// Reads the configuration file at `path`.
@@ -60,25 +36,20 @@ extension DaemonSettings {
     }
 }
 
-/// Typed access to a TOML document's keys (`table.key` paths), remembering which were read so that any other key
-/// can be reported as unknown, with the line it is on.
+/// Access to a TOML document's keys (`table.key` paths) by the table of keys: a value of the wrong type, or a key
+/// the table does not have, is an error naming the key and the line it is on.
 private struct TOMLReader {
     let table: TOMLTable
     let text: String
     let path: String
-    private(set) var read: Set<String> = []
-    /// The tables the daemon knows; any other table is unknown.
-    static let tables: Set<String> = ["control", "web", "receipts", "discovery", "rates", "limits", "subscriptions"]
+    /// The keys a file may set.
+    static let known = Set(ConfigKey.all.filter(\.inFile).map(\.name))
+    /// The tables of those keys; any other table is unknown.
+    static let tables = Set(known.compactMap { name in name.firstIndex(of: ".").map { String(name[..<$0]) } })
 
-    init(table: TOMLTable, text: String, path: String) {
-        self.table = table
-        self.text = text
-        self.path = path
-    }
-
-    private mutating func value(_ key: String) throws(ConfigError) -> (any TOMLValueConvertible)? {
-        read.insert(key)
-        let parts = key.split(separator: ".").map(String.init)
+    /// The value of `key`, or nil when the file does not set it.
+    func value(of key: ConfigKey) throws(ConfigError) -> ConfigValue? {
+        let parts = key.name.split(separator: ".").map(String.init)
         var current = table
         for part in parts.dropLast() {
             guard let node = current[part] else { return nil }
@@ -87,69 +58,23 @@ private struct TOMLReader {
             }
             current = next
         }
-        return parts.last.flatMap { current[$0] }
-    }
-
-    private func wrongType(_ key: String, _ expected: String) -> ConfigError {
-        .wrongType(path: path, key: key, expected: expected, line: line(of: key))
-    }
-
-    mutating func string(_ key: String) throws(ConfigError) -> String? {
-        guard let value = try value(key) else { return nil }
-        guard let string = value.string else { throw wrongType(key, "a string") }
-        return string
-    }
-
-    mutating func integer(_ key: String) throws(ConfigError) -> Int? {
-        guard let value = try value(key) else { return nil }
-        guard let integer = value.int else { throw wrongType(key, "an integer") }
-        return integer
-    }
-
-    mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
-        guard let value = try value(key) else { return nil }
-        guard let bool = value.bool else { throw wrongType(key, "true or false") }
-        return bool
-    }
-
-    mutating func stringOrInteger(_ key: String) throws(ConfigError) -> String? {
-        guard let value = try value(key) else { return nil }
-        if let string = value.string { return string }
-        if let integer = value.int { return String(integer) }
-        throw wrongType(key, "a name or a number")
-    }
-
-    mutating func strings(_ key: String) throws(ConfigError) -> [String]? {
-        guard let value = try value(key) else { return nil }
-        guard let array = value.array else { throw wrongType(key, "an array of strings") }
-        var strings: [String] = []
-        for element in array {
-            guard let string = element.string else { throw wrongType(key, "an array of strings") }
-            strings.append(string)
+        guard let node = parts.last.flatMap({ current[$0] }) else { return nil }
+        guard let value = key.type.read(node) else {
+            throw .wrongType(path: path, key: key.name, expected: key.type.expected, line: line(of: key.name))
         }
-        return strings
+        return value
     }
 
-    /// A duration: a string such as "15s" or "2m", or an integer number of seconds.
-    mutating func duration(_ key: String) throws(ConfigError) -> Int64? {
-        guard let value = try value(key) else { return nil }
-        if let integer = value.int { return Int64(integer) }
-        guard let text = value.string, let seconds = DurationText.seconds(text) else {
-            throw wrongType(key, "a duration such as \"15s\" or \"2m\", or a number of seconds")
-        }
-        return seconds
-    }
-
-    /// Throws for the first key or table that nothing read.
-    func rejectUnread() throws(ConfigError) {
+    /// Throws for the first key or table that the table of keys does not have.
+    func rejectUnknown() throws(ConfigError) {
         for (key, node) in table {
             if let inner = node.table, Self.tables.contains(key) {
-                for (innerKey, _) in inner where !read.contains("\(key).\(innerKey)") {
+                for (innerKey, _) in inner where !Self.known.contains("\(key).\(innerKey)") {
                     throw .unknownKey(path: path, key: "\(key).\(innerKey)", line: line(of: "\(key).\(innerKey)"))
                 }
             } else if node.table != nil {
                 throw .unknownKey(path: path, key: "[\(key)]", line: line(ofTable: key))
-            } else if !read.contains(key) {
+            } else if !Self.known.contains(key) {
                 throw .unknownKey(path: path, key: key, line: line(of: key, in: nil))
             }
         }
