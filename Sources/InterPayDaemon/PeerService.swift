@@ -23,6 +23,8 @@ struct PeerService: Service {
     let readiness: Readiness
     let conversions: Conversions
     let logger: Logger
+    /// Which peers hold a session: discovery resolves the others first.
+    let resolutionPriority = ResolutionPriority()
 
     func run() async throws {
         let port: Int
@@ -90,7 +92,7 @@ struct PeerService: Service {
                     advertisement: Advertisement(
                         name: configuration.name, port: port, peerID: sessions.identity.peerID,
                         versions: Array(sessions.versions)),
-                    ownPeerID: sessions.identity.peerID, logger: logger)
+                    ownPeerID: sessions.identity.peerID, priority: resolutionPriority, logger: logger)
                 group.addTask { await followDiscovery(discovery) }
             }
             // Wait for SIGTERM/SIGINT (or cancellation, or a failed listener), then say goodbye and stop everything.
@@ -110,7 +112,8 @@ struct PeerService: Service {
 
     /// Session events go to the payment engine and to pairing.
     private func followSessions() async {
-        await SessionEventRouter(engine: engine, pairing: pairing).run(sessions.events)
+        await SessionEventRouter(engine: engine, pairing: pairing, resolutionPriority: resolutionPriority)
+            .run(sessions.events)
     }
 
     /// Engine events go to `interpay watch` subscribers.

@@ -1,4 +1,5 @@
 import InterPayCore
+import InterPayDiscovery
 import InterPayEngine
 import InterPayTransport
 
@@ -10,14 +11,18 @@ import InterPayTransport
 struct SessionEventRouter: Sendable {
     let engine: PaymentEngine
     let pairing: PairingCoordinator?
+    /// Told which peers hold a session, so that discovery resolves the others first.
+    var resolutionPriority: ResolutionPriority?
 
     /// Runs until the stream ends.
     func run(_ events: SessionEvents) async {
         for await event in events {
             switch event {
             case .up(let info):
+                resolutionPriority?.sessionUp(name: info.name)
                 await engine.handle(.up(TransportLink.linkSession(info)))
             case .down(let info, _):
+                resolutionPriority?.sessionDown(name: info.name)
                 await engine.handle(.down(TransportLink.linkSession(info)))
                 await pairing?.sessionDown(info.peerID)
             case .message(.pair(let frame), let peer):

@@ -75,6 +75,7 @@ final class DiscoverySession: @unchecked Sendable {
     private let ownPeerID: PeerID?
     private let retry: RetryPolicy
     private let logger: Logger
+    private let priority: ResolutionPriority
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let advertisement: Registration?
 
@@ -103,9 +104,10 @@ final class DiscoverySession: @unchecked Sendable {
     private var stableItem: DispatchWorkItem?
 
     init(
-        advertisement: Advertisement?, ownPeerID: PeerID?, serviceType: String, retry: RetryPolicy, logger: Logger,
-        continuation: AsyncStream<DiscoveryEvent>.Continuation
+        advertisement: Advertisement?, ownPeerID: PeerID?, serviceType: String, retry: RetryPolicy,
+        priority: ResolutionPriority, logger: Logger, continuation: AsyncStream<DiscoveryEvent>.Continuation
     ) {
+        self.priority = priority
         self.queue = DispatchQueue(label: "InterPayDiscovery.session")
         self.serviceType = serviceType
         self.ownPeerID = ownPeerID
@@ -364,7 +366,7 @@ final class DiscoverySession: @unchecked Sendable {
             "DNS-SD instance announced", metadata: ["service": "\(name)", "interface": "\(interfaceIndex)"])
         if !wasPresent {
             service.failedResolutions = 0
-            startResolution(of: service, on: interfaceIndex)
+            requestResolution(of: service, on: interfaceIndex)
         }
     }
 
@@ -393,6 +395,17 @@ final class DiscoverySession: @unchecked Sendable {
     }
 
     // MARK: Resolving
+
+    /// Resolves the instance now, or queues it when no slot is free. One that can wait (`ResolutionPriority`, or a
+    /// confirmation: `canWait`) queues behind the others even when a slot is free.
+    private func requestResolution(of service: DiscoveredService, on interfaceIndex: UInt32, canWait: Bool = false) {
+        guard (canWait || priority.canWait(service.name)) && !resolutionQueue.isEmpty else {
+            startResolution(of: service, on: interfaceIndex)
+            return
+        }
+        service.cancelWork()
+        if !resolutionQueue.contains(service.name) { resolutionQueue.append(service.name) }
+    }
 
     /// Resolves the instance on one interface (SRV, TXT), then looks up its host's address there.
     private func startResolution(of service: DiscoveredService, on interfaceIndex: UInt32) {
@@ -528,7 +541,9 @@ final class DiscoverySession: @unchecked Sendable {
     /// Starts waiting resolutions while slots are free (see `maximumConcurrentResolutions`).
     private func startQueuedResolutions() {
         while !resolutionQueue.isEmpty, services.values.count(where: { $0.resolution != nil }) < resolutionCap {
-            let name = resolutionQueue.removeFirst()
+            // The first that cannot wait (see `ResolutionPriority`), else the first.
+            let next = resolutionQueue.firstIndex { !priority.canWait($0) } ?? resolutionQueue.startIndex
+            let name = resolutionQueue.remove(at: next)
             guard phase == .running, let service = services[name], service.resolution == nil,
                 let interfaceIndex = service.preferredInterface
             else { continue }
@@ -577,7 +592,8 @@ final class DiscoverySession: @unchecked Sendable {
             guard let self, let service, self.services[service.name] === service, service.resolution == nil,
                 let interfaceIndex = service.preferredInterface
             else { return }
-            self.startResolution(of: service, on: interfaceIndex)
+            // After the first resolutions of the others: while a LAN comes up they are what the mesh waits for.
+            self.requestResolution(of: service, on: interfaceIndex, canWait: true)
         }
         service.retry = item
         queue.asyncAfter(deadline: .now() + Self.confirmationDelay.dispatchInterval, execute: item)

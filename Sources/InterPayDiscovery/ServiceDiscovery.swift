@@ -25,12 +25,15 @@ public struct ServiceDiscovery: Sendable {
     public let retry: RetryPolicy
     /// Where discovery logs: one warning per outage, instances at debug level.
     public let logger: Logger
+    /// Instances whose resolution can wait for the others (peers that already hold a session with us).
+    public let priority: ResolutionPriority
 
     /// Discovery for `advertisement` (nil to browse only), ignoring our own `ownPeerID`.
     public init(
         advertisement: Advertisement?, ownPeerID: PeerID?, serviceType: String = Self.serviceType,
-        retry: RetryPolicy = .default, logger: Logger
+        retry: RetryPolicy = .default, priority: ResolutionPriority = ResolutionPriority(), logger: Logger
     ) {
+        self.priority = priority
         self.advertisement = advertisement
         self.ownPeerID = ownPeerID
         self.serviceType = serviceType
@@ -48,7 +51,7 @@ public struct ServiceDiscovery: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self, bufferingPolicy: .unbounded)
         let session = DiscoverySession(
             advertisement: advertisement, ownPeerID: ownPeerID, serviceType: serviceType, retry: retry,
-            logger: logger, continuation: continuation)
+            priority: priority, logger: logger, continuation: continuation)
         continuation.onTermination = { _ in session.stop() }
         session.start()
         return stream

@@ -157,3 +157,21 @@ struct DiscoveryErrorTests {
         #expect(AddressRecord.text(type: 16, rdata: [1, 2, 3, 4], interfaceIndex: 1) == nil)
     }
 }
+
+@Suite("Which resolutions can wait")
+struct ResolutionPriorityTests {
+    @Test("a name can wait while a session of that name is up, counting overlapping sessions")
+    func sessionsCount() {
+        let priority = ResolutionPriority()
+        #expect(!priority.canWait("bob"))
+        priority.sessionUp(name: "bob")
+        priority.sessionUp(name: "bob")
+        #expect(priority.canWait("bob"))
+        #expect(!priority.canWait("carol"))
+        priority.sessionDown(name: "bob")
+        #expect(priority.canWait("bob"), "one of the two sessions is still up")
+        priority.sessionDown(name: "bob")
+        priority.sessionDown(name: "bob")
+        #expect(!priority.canWait("bob"))
+    }
+}
