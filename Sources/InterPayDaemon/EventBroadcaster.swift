@@ -17,6 +17,9 @@ final class EventBroadcaster: Sendable {
         return stream
     }
 
+    /// Whether anyone is subscribed now: an event nobody receives need not be built.
+    var hasSubscribers: Bool { subscribers.withLock { !$0.isEmpty } }
+
     /// Sends `event` to every subscriber.
     func publish(_ event: JSONValue) {
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
