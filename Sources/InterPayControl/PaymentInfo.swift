@@ -29,7 +29,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     /// The amount in the preferred currency now, when that differs from the payment's.
     @Nullable public var converted: ConvertedAmount?
     /// The amount in the preferred currency when the payment was accepted, when one was stored.
-    @Nullable public var quote: AcceptedQuote?
+    @Nullable public var quote: Conversion?
     /// Unix times.
     public var createdAt: Int64
     /// When a pending request expires.
@@ -55,7 +55,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     public init(
         id: String, direction: String, peer: PaymentPeer, amount: String, currency: String, minorUnits: Int64,
         memo: String, category: String?, state: String, confirmed: Bool, reason: String?, reasonCode: String?,
-        converted: ConvertedAmount?, quote: AcceptedQuote?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
+        converted: ConvertedAmount?, quote: Conversion?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
         acceptedAt: Int64?, paidAt: Int64?, settledAt: Int64?, method: String?, reference: String?, receipt: Bool,
         series: PaymentSeriesLink?
     ) {
@@ -112,16 +112,8 @@ public struct PaymentPeer: Codable, Sendable, Equatable {
 /// An amount converted with the current (or last known) rates: a payment's `converted`, and with `from` the answer
 /// of `convert`.
 public struct ConvertedAmount: Codable, Sendable, Equatable {
-    /// The converted amount, a decimal string.
-    public var amount: String
-    /// The currency converted to.
-    public var currency: String
-    /// The converted amount in minor units.
-    public var minorUnits: Int64
-    /// The rate used, a decimal string.
-    public var rate: String
-    /// When the source last updated the rates (Unix time).
-    public var ratesUpdatedAt: Int64
+    /// The converted amount and the rate; its members are this value's own on the wire.
+    public var conversion: Conversion
     /// True when the rates could not be refreshed.
     public var stale: Bool
     /// How old the rates are, in seconds.
@@ -129,19 +121,34 @@ public struct ConvertedAmount: Codable, Sendable, Equatable {
     /// The amount converted: only in the answer of `convert` (left out of a payment's `converted`).
     public var from: MoneyAmount?
 
-    /// A conversion.
-    public init(
-        amount: String, currency: String, minorUnits: Int64, rate: String, ratesUpdatedAt: Int64, stale: Bool,
-        ratesAgeSeconds: Int64, from: MoneyAmount? = nil
-    ) {
-        self.amount = amount
-        self.currency = currency
-        self.minorUnits = minorUnits
-        self.rate = rate
-        self.ratesUpdatedAt = ratesUpdatedAt
+    /// A conversion with the rates' freshness.
+    public init(conversion: Conversion, stale: Bool, ratesAgeSeconds: Int64, from: MoneyAmount? = nil) {
+        self.conversion = conversion
         self.stale = stale
         self.ratesAgeSeconds = ratesAgeSeconds
         self.from = from
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case stale, ratesAgeSeconds, from
+    }
+
+    /// The conversion's members, `stale`, `ratesAgeSeconds` and `from` when there is one, in one object.
+    public init(from decoder: any Decoder) throws {
+        conversion = try Conversion(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        stale = try container.decode(Bool.self, forKey: .stale)
+        ratesAgeSeconds = try container.decode(Int64.self, forKey: .ratesAgeSeconds)
+        from = try container.decodeIfPresent(MoneyAmount.self, forKey: .from)
+    }
+
+    /// The conversion's members, `stale`, `ratesAgeSeconds` and `from` when there is one, in one object.
+    public func encode(to encoder: any Encoder) throws {
+        try conversion.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(stale, forKey: .stale)
+        try container.encode(ratesAgeSeconds, forKey: .ratesAgeSeconds)
+        try container.encodeIfPresent(from, forKey: .from)
     }
 }
 
@@ -159,11 +166,12 @@ public struct MoneyAmount: Codable, Sendable, Equatable {
     }
 }
 
-/// The quote stored when a payment was accepted: its amount in the preferred currency then.
-public struct AcceptedQuote: Codable, Sendable, Equatable {
+/// An amount in another currency at a rate: a payment's `quote` (its amount in the preferred currency when it was
+/// accepted, stored then), and the core of a `ConvertedAmount`.
+public struct Conversion: Codable, Sendable, Equatable {
     /// The amount, a decimal string.
     public var amount: String
-    /// The preferred currency then.
+    /// The currency converted to.
     public var currency: String
     /// The amount in minor units.
     public var minorUnits: Int64
@@ -172,7 +180,7 @@ public struct AcceptedQuote: Codable, Sendable, Equatable {
     /// When the source had updated the rates used (Unix time).
     public var ratesUpdatedAt: Int64
 
-    /// A stored quote.
+    /// A conversion.
     public init(amount: String, currency: String, minorUnits: Int64, rate: String, ratesUpdatedAt: Int64) {
         self.amount = amount
         self.currency = currency

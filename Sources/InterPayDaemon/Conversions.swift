@@ -64,17 +64,19 @@ struct Conversions: Sendable {
     /// A quote as the control methods answer it (the `converted` member of a payment, and `interpay convert`).
     static func info(_ quote: Quote) -> ConvertedAmount {
         ConvertedAmount(
-            amount: quote.converted.formattedAmount, currency: quote.to.code, minorUnits: quote.converted.minorUnits,
-            rate: quote.rate, ratesUpdatedAt: quote.ratesUpdatedAt.secondsSince1970, stale: quote.isStale,
-            ratesAgeSeconds: quote.ratesAge)
+            conversion: Conversion(
+                amount: quote.converted.formattedAmount, currency: quote.to.code,
+                minorUnits: quote.converted.minorUnits, rate: quote.rate,
+                ratesUpdatedAt: quote.ratesUpdatedAt.secondsSince1970),
+            stale: quote.isStale, ratesAgeSeconds: quote.ratesAge)
     }
 
     /// The quote stored with an accepted payment; nil when none was stored.
-    static func storedQuote(_ record: PaymentRecord) -> AcceptedQuote? {
+    static func storedQuote(_ record: PaymentRecord) -> Conversion? {
         guard let code = record.quoteCurrency, let minor = record.quoteMinor, let rate = record.quoteRate,
             let at = record.quoteRatesAt, let currency = try? CurrencyCode(code)
         else { return nil }
-        return AcceptedQuote(
+        return Conversion(
             amount: Money(minorUnits: minor, currency: currency).formattedAmount, currency: code, minorUnits: minor,
             rate: rate, ratesUpdatedAt: at.secondsSince1970)
     }

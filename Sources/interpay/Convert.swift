@@ -35,8 +35,10 @@ struct Convert: AsyncParsableCommand {
             let stale = result.stale ? " (stale: the source could not be reached)" : ""
             print(
                 "\(result.from?.amount.printable ?? amount) \(result.from?.currency.printable ?? from.uppercased()) = "
-                    + "\(result.amount.printable) \(result.currency.printable)")
-            print("rate \(result.rate.printable), rates of \(Formatting.localTime(result.ratesUpdatedAt))\(stale)")
+                    + "\(result.conversion.amount.printable) \(result.conversion.currency.printable)")
+            print(
+                "rate \(result.conversion.rate.printable), rates of "
+                    + "\(Formatting.localTime(result.conversion.ratesUpdatedAt))\(stale)")
         }
     }
 }

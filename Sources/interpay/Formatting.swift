@@ -26,7 +26,8 @@ enum Formatting {
             text += " (= \(quote.amount.printable) \(quote.currency.printable) when accepted)"
         } else if let converted = payment.converted {
             let stale = converted.stale ? ", stale rates" : ""
-            text += " (≈ \(converted.amount.printable) \(converted.currency.printable)\(stale))"
+            let conversion = converted.conversion
+            text += " (≈ \(conversion.amount.printable) \(conversion.currency.printable)\(stale))"
         }
         return text
     }

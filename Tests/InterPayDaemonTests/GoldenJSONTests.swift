@@ -70,9 +70,9 @@ struct GoldenJSONTests {
                 + #""state":"pending","updatedAt":1700000000}"#)
         var full = info
         full.converted = ConvertedAmount(
-            amount: "0.62", currency: "EUR", minorUnits: 62, rate: "0.0496", ratesUpdatedAt: 1, stale: false,
-            ratesAgeSeconds: 2)
-        full.quote = AcceptedQuote(amount: "0.61", currency: "EUR", minorUnits: 61, rate: "0.049", ratesUpdatedAt: 3)
+            conversion: Conversion(amount: "0.62", currency: "EUR", minorUnits: 62, rate: "0.0496", ratesUpdatedAt: 1),
+            stale: false, ratesAgeSeconds: 2)
+        full.quote = Conversion(amount: "0.61", currency: "EUR", minorUnits: 61, rate: "0.049", ratesUpdatedAt: 3)
         full.series = PaymentSeriesLink(id: "S", period: 0)
         let object = try members(ControlAPI.Accept.self, full)
         #expect(
@@ -171,8 +171,8 @@ struct GoldenJSONTests {
     @Test("convert, rates, currency, stats, receipt, web")
     func rates() throws {
         let converted = ConvertedAmount(
-            amount: "0.62", currency: "EUR", minorUnits: 62, rate: "0.0496", ratesUpdatedAt: 1, stale: true,
-            ratesAgeSeconds: 2, from: MoneyAmount(amount: "12.50", currency: "MXN"))
+            conversion: Conversion(amount: "0.62", currency: "EUR", minorUnits: 62, rate: "0.0496", ratesUpdatedAt: 1),
+            stale: true, ratesAgeSeconds: 2, from: MoneyAmount(amount: "12.50", currency: "MXN"))
         #expect(
             try wire(ControlAPI.Convert.self, converted)
                 == #"{"amount":"0.62","currency":"EUR","from":{"amount":"12.50","currency":"MXN"},"minorUnits":62,"#
