@@ -160,7 +160,9 @@ def bob():
         # A live event redraws the Inbox: the focused Accept button keeps the focus (the card is updated in place).
         driver.execute_script(
             "document.querySelector(`#inbox-in li[data-payment='${arguments[0]}'] button.accept`).focus()", payment)
+        # bob asks alice for money and withdraws it: the cancel is a live event on bob's page.
         other = interpay("send", "alice", "1.00", "MXN", "--memo", "focus check")["id"]
+        interpay("cancel", other)
         shown = wait(driver, lambda d: d.execute_script(
             "return !!document.querySelector(`#inbox-out li[data-payment='${arguments[0]}']`)", other), 10,
             "bob's own request in his Inbox")
