@@ -1,215 +1,65 @@
-/// The control methods: each one's name, params and result, in one list (`methods`).
+/// The control methods: each one's name, params and result, in one table (`methods`).
 ///
 /// The daemon answers them, `interpay` calls them (`ControlClient.call(_:_:)`), and the web app calls those whose
 /// `webAccess` allows it under `/api/`. The field names of params and results are a stable contract (README);
 /// `subscribe` (the event stream) is the control server's own.
 public enum ControlAPI {
     /// Every method, in the order the README lists them.
-    public static let methods: [any ControlMethod.Type] = [
-        Status.self, Peers.self, Pair.self, Untrust.self, Rename.self, Send.self, Accept.self, Reject.self,
-        Cancel.self, Paid.self, Received.self, Receipt.self, Export.self, List.self, Show.self, History.self,
-        Stats.self, Convert.self, Rates.self, Currency.self, Web.self, Offer.self, Approve.self, Decline.self,
-        Unsubscribe.self, Subscriptions.self,
+    public static let methods: [any AnyControlMethod] = [
+        status, peers, pair, untrust, rename, send, accept, reject, cancel, paid, received, receipt, export, list,
+        show, history, stats, convert, rates, currency, web, offer, approve, decline, unsubscribe, subscriptions,
     ]
 
     /// `status`: the daemon's name, IDs, ports, uptime.
-    public enum Status: ControlMethod {
-        public typealias Params = NoParams
-        public typealias Result = DaemonStatus
-        public static let name = "status"
-        public static let webAccess = ControlWebAccess.get
-    }
-
+    public static let status = ControlMethod<NoParams, DaemonStatus>("status", web: .get)
     /// `peers`: known peers, their sessions and trust.
-    public enum Peers: ControlMethod {
-        public typealias Params = NoParams
-        public typealias Result = PeerList
-        public static let name = "peers"
-        public static let webAccess = ControlWebAccess.get
-    }
-
-    /// `pair`: start or confirm a pairing.
-    public enum Pair: ControlMethod {
-        public typealias Params = PairParams
-        public typealias Result = PairingInfo
-        public static let name = "pair"
-        public static let webAccess = ControlWebAccess.post
-    }
-
-    /// `untrust`: forget a pairing and a static pin.
-    public enum Untrust: ControlMethod {
-        public typealias Params = PeerParams
-        public typealias Result = UntrustInfo
-        public static let name = "untrust"
-        public static let webAccess = ControlWebAccess.post
-    }
-
-    /// `rename`: the name a paired peer is shown under.
-    public enum Rename: ControlMethod {
-        public typealias Params = RenameParams
-        public typealias Result = PeerIdentity
-        public static let name = "rename"
-        public static let webAccess = ControlWebAccess.post
-    }
-
+    public static let peers = ControlMethod<NoParams, PeerList>("peers", web: .get)
+    /// `pair {peer, code?}`: start or confirm a pairing.
+    public static let pair = ControlMethod<PairParams, PairingInfo>("pair", web: .post)
+    /// `untrust {peer}`: forget a pairing and a static pin.
+    public static let untrust = ControlMethod<PeerParams, UntrustInfo>("untrust", web: .post)
+    /// `rename {peer, name}`: the name a paired peer is shown under.
+    public static let rename = ControlMethod<RenameParams, PeerIdentity>("rename", web: .post)
     /// `send`: ask a peer to pay.
-    public enum Send: ControlMethod {
-        public typealias Params = SendParams
-        public typealias Result = PaymentInfo
-        public static let name = "send"
-        public static let webAccess = ControlWebAccess.post
-    }
-
-    /// `accept`: agree to pay a request.
-    public enum Accept: ControlMethod {
-        public typealias Params = PaymentParams
-        public typealias Result = PaymentInfo
-        public static let name = "accept"
-        public static let webAccess = ControlWebAccess.post
-    }
-
+    public static let send = ControlMethod<SendParams, PaymentInfo>("send", web: .post)
+    /// `accept {payment}`: agree to pay a request.
+    public static let accept = ControlMethod<PaymentParams, PaymentInfo>("accept", web: .post)
     /// `reject {payment, reason?}`: decline to pay a request.
-    public enum Reject: ControlMethod {
-        public typealias Params = PaymentParams
-        public typealias Result = PaymentInfo
-        public static let name = "reject"
-        public static let webAccess = ControlWebAccess.post
-    }
-
-    /// `cancel`: withdraw a pending request.
-    public enum Cancel: ControlMethod {
-        public typealias Params = PaymentParams
-        public typealias Result = PaymentInfo
-        public static let name = "cancel"
-        public static let webAccess = ControlWebAccess.post
-    }
-
+    public static let reject = ControlMethod<PaymentParams, PaymentInfo>("reject", web: .post)
+    /// `cancel {payment}`: withdraw a pending request.
+    public static let cancel = ControlMethod<PaymentParams, PaymentInfo>("cancel", web: .post)
     /// `paid {payment, method?, reference?}`: the payer handed the money over.
-    public enum Paid: ControlMethod {
-        public typealias Params = PaymentParams
-        public typealias Result = PaymentInfo
-        public static let name = "paid"
-        public static let webAccess = ControlWebAccess.post
-    }
-
-    /// `received`: the payee confirms the money arrived.
-    public enum Received: ControlMethod {
-        public typealias Params = PaymentParams
-        public typealias Result = PaymentInfo
-        public static let name = "received"
-        public static let webAccess = ControlWebAccess.post
-    }
-
-    /// `receipt`: a settled payment's signed receipt.
-    public enum Receipt: ControlMethod {
-        public typealias Params = PaymentParams
-        public typealias Result = ReceiptInfo
-        public static let name = "receipt"
-        public static let webAccess = ControlWebAccess.post
-    }
-
+    public static let paid = ControlMethod<PaymentParams, PaymentInfo>("paid", web: .post)
+    /// `received {payment}`: the payee confirms the money arrived.
+    public static let received = ControlMethod<PaymentParams, PaymentInfo>("received", web: .post)
+    /// `receipt {payment}`: a settled payment's signed receipt.
+    public static let receipt = ControlMethod<PaymentParams, ReceiptInfo>("receipt", web: .post)
     /// `export`: payments for the books, oldest first (only on the control socket: the CLI writes the file).
-    public enum Export: ControlMethod {
-        public typealias Params = ExportParams
-        public typealias Result = PaymentList
-        public static let name = "export"
-    }
-
+    public static let export = ControlMethod<ExportParams, PaymentList>("export")
     /// `list`: payments, newest first.
-    public enum List: ControlMethod {
-        public typealias Params = ListParams
-        public typealias Result = PaymentList
-        public static let name = "list"
-        public static let webAccess = ControlWebAccess.get
-    }
-
-    /// `show`: one payment with its events.
-    public enum Show: ControlMethod {
-        public typealias Params = PaymentParams
-        public typealias Result = PaymentDetailInfo
-        public static let name = "show"
-        public static let webAccess = ControlWebAccess.post
-    }
-
+    public static let list = ControlMethod<ListParams, PaymentList>("list", web: .get)
+    /// `show {payment}`: one payment with its events.
+    public static let show = ControlMethod<PaymentParams, PaymentDetailInfo>("show", web: .post)
     /// `history {limit?}`: decided payments, newest first.
-    public enum History: ControlMethod {
-        public typealias Params = ListParams
-        public typealias Result = PaymentList
-        public static let name = "history"
-        public static let webAccess = ControlWebAccess.get
-    }
-
+    public static let history = ControlMethod<ListParams, PaymentList>("history", web: .get)
     /// `stats`: totals, counts and averages.
-    public enum Stats: ControlMethod {
-        public typealias Params = StatsParams
-        public typealias Result = StatsInfo
-        public static let name = "stats"
-        public static let webAccess = ControlWebAccess.get
-    }
-
+    public static let stats = ControlMethod<StatsParams, StatsInfo>("stats", web: .get)
     /// `convert`: an amount in another currency.
-    public enum Convert: ControlMethod {
-        public typealias Params = ConvertParams
-        public typealias Result = ConvertedAmount
-        public static let name = "convert"
-        public static let webAccess = ControlWebAccess.post
-    }
-
+    public static let convert = ControlMethod<ConvertParams, ConvertedAmount>("convert", web: .post)
     /// `rates`: the exchange rates' source and age.
-    public enum Rates: ControlMethod {
-        public typealias Params = RatesParams
-        public typealias Result = RatesInfo
-        public static let name = "rates"
-        public static let webAccess = ControlWebAccess.get
-    }
-
+    public static let rates = ControlMethod<RatesParams, RatesInfo>("rates", web: .get)
     /// `currency`: show or change the preferred currency.
-    public enum Currency: ControlMethod {
-        public typealias Params = CurrencyParams
-        public typealias Result = PreferredCurrencyInfo
-        public static let name = "currency"
-        public static let webAccess = ControlWebAccess.post
-    }
-
+    public static let currency = ControlMethod<CurrencyParams, PreferredCurrencyInfo>("currency", web: .post)
     /// `web`: the web app's login URL (only on the control socket: it hands out the token).
-    public enum Web: ControlMethod {
-        public typealias Params = NoParams
-        public typealias Result = WebLogin
-        public static let name = "web"
-    }
-
+    public static let web = ControlMethod<NoParams, WebLogin>("web")
     /// `offer`: offer a subscription (the CLI's `subscribe`; `subscribe` is the event stream).
-    public enum Offer: ControlMethod {
-        public typealias Params = OfferParams
-        public typealias Result = SeriesInfo
-        public static let name = "offer"
-    }
-
+    public static let offer = ControlMethod<OfferParams, SeriesInfo>("offer")
     /// `approve {series, max?}`: approve a subscription offered to us.
-    public enum Approve: ControlMethod {
-        public typealias Params = SeriesParams
-        public typealias Result = SeriesInfo
-        public static let name = "approve"
-    }
-
+    public static let approve = ControlMethod<SeriesParams, SeriesInfo>("approve")
     /// `decline {series, reason?}`: decline a subscription offered to us.
-    public enum Decline: ControlMethod {
-        public typealias Params = SeriesParams
-        public typealias Result = SeriesInfo
-        public static let name = "decline"
-    }
-
+    public static let decline = ControlMethod<SeriesParams, SeriesInfo>("decline")
     /// `unsubscribe {series, reason?}`: end a subscription.
-    public enum Unsubscribe: ControlMethod {
-        public typealias Params = SeriesParams
-        public typealias Result = SeriesInfo
-        public static let name = "unsubscribe"
-    }
-
+    public static let unsubscribe = ControlMethod<SeriesParams, SeriesInfo>("unsubscribe")
     /// `subscriptions`: every series, both sides.
-    public enum Subscriptions: ControlMethod {
-        public typealias Params = NoParams
-        public typealias Result = SeriesList
-        public static let name = "subscriptions"
-    }
+    public static let subscriptions = ControlMethod<NoParams, SeriesList>("subscriptions")
 }

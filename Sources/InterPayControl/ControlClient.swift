@@ -51,27 +51,27 @@ public struct ControlClient: Sendable {
     /// Calls the control method `method` with `params` and returns its typed result, with the JSON as received.
     ///
     /// Throws as `call(_:params:)` does, and `.invalidResponse` when the result is not the method's `Result`.
-    public func call<Method: ControlMethod>(
-        _ method: Method.Type, _ params: Method.Params
-    ) async throws(ControlClientError) -> ControlReply<Method.Result> {
+    public func call<Params, Result>(
+        _ method: ControlMethod<Params, Result>, _ params: Params
+    ) async throws(ControlClientError) -> ControlReply<Result> {
         let encoded: JSONValue
         do {
             encoded = try JSONValue(encoding: params)
         } catch {
-            throw .invalidResponse("cannot encode the params of \(Method.name): \(error)")
+            throw .invalidResponse("cannot encode the params of \(method.name): \(error)")
         }
-        let json = try await call(Method.name, params: encoded)
+        let json = try await call(method.name, params: encoded)
         do {
-            return ControlReply(value: try json.decode(Method.Result.self), json: json)
+            return ControlReply(value: try json.decode(Result.self), json: json)
         } catch {
-            throw .invalidResponse("the answer to \(Method.name) is not understood: \(error)")
+            throw .invalidResponse("the answer to \(method.name) is not understood: \(error)")
         }
     }
 
     /// Calls a control method that takes no params.
-    public func call<Method: ControlMethod>(
-        _ method: Method.Type
-    ) async throws(ControlClientError) -> ControlReply<Method.Result> where Method.Params == NoParams {
+    public func call<Result>(
+        _ method: ControlMethod<NoParams, Result>
+    ) async throws(ControlClientError) -> ControlReply<Result> {
         try await call(method, NoParams())
     }
 

@@ -3,37 +3,23 @@ import FoundationEssentials
 /// One method of the control socket: its name, the type of its parameters and the type of its result.
 ///
 /// The daemon answers with `Result`, the CLI asks with `Params` (`ControlClient.call(_:_:)`), and the web app calls
-/// the same methods under `/api/` (`webAccess`). Every method is listed once, in `ControlAPI.methods`.
-public protocol ControlMethod: Sendable {
-    /// The request's `params` object.
-    associatedtype Params: Codable & Sendable
-    /// The response's `result`.
-    associatedtype Result: Codable & Sendable
-
+/// the same methods under `/api/` (`webAccess`). Every method is listed once, in `ControlAPI`.
+public struct ControlMethod<Params: Codable & Sendable, Result: Codable & Sendable>: AnyControlMethod {
     /// The method name on the wire, e.g. `peers`.
-    static var name: String { get }
+    public let name: String
     /// Whether, and how, the web app may call the method.
-    static var webAccess: ControlWebAccess { get }
-}
+    public let webAccess: ControlWebAccess
 
-/// Whether the web app may call a control method under `/api/`.
-public enum ControlWebAccess: Sendable {
-    /// `GET /api/NAME` (no params) and `POST /api/NAME`.
-    case get
-    /// `POST /api/NAME` only.
-    case post
-    /// Only on the control socket.
-    case none
-}
-
-extension ControlMethod {
-    /// Only on the control socket, unless a method says otherwise.
-    public static var webAccess: ControlWebAccess { .none }
+    /// The method `name`, which the web app may call as `web` says (by default it may not).
+    public init(_ name: String, web: ControlWebAccess = .none) {
+        self.name = name
+        self.webAccess = web
+    }
 
     /// Reads the request's params: an absent `params` (or an array, which no method takes) reads as `{}`.
     ///
     /// Throws `invalidParams` naming the missing or mistyped parameter.
-    public static func decodeParams(_ params: JSONValue?) throws(RPCError) -> Params {
+    public func decodeParams(_ params: JSONValue?) throws(RPCError) -> Params {
         let object = JSONValue.object(params?.objectValue ?? [:])
         do {
             return try object.decode(Params.self)
@@ -45,7 +31,7 @@ extension ControlMethod {
     }
 
     /// The JSON form of a result, as it goes on the wire.
-    public static func encodeResult(_ result: Result) throws(RPCError) -> JSONValue {
+    public func encodeResult(_ result: Result) throws(RPCError) -> JSONValue {
         do {
             return try JSONValue(encoding: result)
         } catch {
@@ -63,17 +49,38 @@ extension ControlMethod {
         case .valueNotFound(_, let context): return "missing parameter '\(path(context))'"
         case .typeMismatch(let type, let context):
             let kind =
-                type == String.self
-                ? "a string"
-                : type == Bool.self
-                    ? "true or false"
-                    : "\(type)".contains("Int")
-                        ? "an integer" : "of type \(type)"
+                if type == String.self {
+                    "a string"
+                } else if type == Bool.self {
+                    "true or false"
+                } else if type == Int64.self || type == Int.self {
+                    "an integer"
+                } else {
+                    "of type \(type)"
+                }
             return "parameter '\(path(context))' must be \(kind)"
         case .dataCorrupted(let context): return "invalid parameter '\(path(context))': \(context.debugDescription)"
         @unknown default: return "invalid parameters: \(error)"
         }
     }
+}
+
+/// A control method whatever its params and result: what the method table (`ControlAPI.methods`) lists.
+public protocol AnyControlMethod: Sendable {
+    /// The method name on the wire.
+    var name: String { get }
+    /// Whether, and how, the web app may call the method.
+    var webAccess: ControlWebAccess { get }
+}
+
+/// Whether the web app may call a control method under `/api/`.
+public enum ControlWebAccess: Sendable {
+    /// `GET /api/NAME` (no params) and `POST /api/NAME`.
+    case get
+    /// `POST /api/NAME` only.
+    case post
+    /// Only on the control socket.
+    case none
 }
 
 /// The params of a method that takes none: any object is accepted, and `{}` is sent.

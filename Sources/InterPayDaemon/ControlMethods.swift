@@ -28,36 +28,36 @@ struct ControlMethods: ControlHandler {
         do {
             typealias API = ControlAPI
             switch method {
-            case API.Status.name: return try await answer(API.Status.self, params) { _ in await status() }
-            case API.Peers.name: return try await answer(API.Peers.self, params) { _ in try await peers() }
-            case API.Pair.name: return try await answer(API.Pair.self, params, pair)
-            case API.Untrust.name: return try await answer(API.Untrust.self, params, untrust)
-            case API.Rename.name: return try await answer(API.Rename.self, params, rename)
-            case API.Send.name: return try await answer(API.Send.self, params, send)
-            case API.Accept.name: return try await answer(API.Accept.self, params) { try await decide(.accept, $0) }
-            case API.Reject.name:
-                return try await answer(API.Reject.self, params) {
+            case API.status.name: return try await answer(API.status, params) { _ in await status() }
+            case API.peers.name: return try await answer(API.peers, params) { _ in try await peers() }
+            case API.pair.name: return try await answer(API.pair, params, pair)
+            case API.untrust.name: return try await answer(API.untrust, params, untrust)
+            case API.rename.name: return try await answer(API.rename, params, rename)
+            case API.send.name: return try await answer(API.send, params, send)
+            case API.accept.name: return try await answer(API.accept, params) { try await decide(.accept, $0) }
+            case API.reject.name:
+                return try await answer(API.reject, params) {
                     try await decide(.reject(reason: try reason($0)), $0)
                 }
-            case API.Cancel.name: return try await answer(API.Cancel.self, params) { try await decide(.cancel, $0) }
-            case API.Paid.name: return try await answer(API.Paid.self, params, paid)
-            case API.Received.name: return try await answer(API.Received.self, params, received)
-            case API.Receipt.name: return try await answer(API.Receipt.self, params, receipt)
-            case API.Export.name: return try await answer(API.Export.self, params, export)
-            case API.List.name: return try await answer(API.List.self, params, list)
-            case API.Show.name: return try await answer(API.Show.self, params, show)
-            case API.History.name: return try await answer(API.History.self, params, history)
-            case API.Stats.name: return try await answer(API.Stats.self, params, stats)
-            case API.Convert.name: return try await answer(API.Convert.self, params, convert)
-            case API.Rates.name: return try await answer(API.Rates.self, params, rates)
-            case API.Currency.name: return try await answer(API.Currency.self, params, preferredCurrency)
-            case API.Web.name: return try await answer(API.Web.self, params) { _ in try web() }
-            case API.Offer.name: return try await answer(API.Offer.self, params, offer)
-            case API.Approve.name: return try await answer(API.Approve.self, params, approve)
-            case API.Decline.name: return try await answer(API.Decline.self, params, decline)
-            case API.Unsubscribe.name: return try await answer(API.Unsubscribe.self, params, unsubscribe)
-            case API.Subscriptions.name:
-                return try await answer(API.Subscriptions.self, params) { _ in try await subscriptions() }
+            case API.cancel.name: return try await answer(API.cancel, params) { try await decide(.cancel, $0) }
+            case API.paid.name: return try await answer(API.paid, params, paid)
+            case API.received.name: return try await answer(API.received, params, received)
+            case API.receipt.name: return try await answer(API.receipt, params, receipt)
+            case API.export.name: return try await answer(API.export, params, export)
+            case API.list.name: return try await answer(API.list, params, list)
+            case API.show.name: return try await answer(API.show, params, show)
+            case API.history.name: return try await answer(API.history, params, history)
+            case API.stats.name: return try await answer(API.stats, params, stats)
+            case API.convert.name: return try await answer(API.convert, params, convert)
+            case API.rates.name: return try await answer(API.rates, params, rates)
+            case API.currency.name: return try await answer(API.currency, params, preferredCurrency)
+            case API.web.name: return try await answer(API.web, params) { _ in try web() }
+            case API.offer.name: return try await answer(API.offer, params, offer)
+            case API.approve.name: return try await answer(API.approve, params, approve)
+            case API.decline.name: return try await answer(API.decline, params, decline)
+            case API.unsubscribe.name: return try await answer(API.unsubscribe, params, unsubscribe)
+            case API.subscriptions.name:
+                return try await answer(API.subscriptions, params) { _ in try await subscriptions() }
             default: throw RPCError.methodNotFound(method)
             }
         } catch let error as RPCError {
@@ -76,12 +76,12 @@ struct ControlMethods: ControlHandler {
         }
     }
 
-    /// Reads `params` as `Method`'s, runs `body` and encodes its result: the one place a method's JSON is made.
-    private func answer<Method: ControlMethod>(
-        _ method: Method.Type, _ params: JSONValue?, _ body: (Method.Params) async throws -> Method.Result
+    /// Reads `params` as `method`'s, runs `body` and encodes its result: the one place a method's JSON is made.
+    private func answer<Params, Result>(
+        _ method: ControlMethod<Params, Result>, _ params: JSONValue?, _ body: (Params) async throws -> Result
     ) async throws -> JSONValue {
-        let params = try Method.decodeParams(params)
-        return try Method.encodeResult(try await body(params))
+        let params = try method.decodeParams(params)
+        return try method.encodeResult(try await body(params))
     }
 
     // MARK: Methods

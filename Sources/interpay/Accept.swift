@@ -14,6 +14,6 @@ struct Accept: AsyncParsableCommand {
 
     func run() async throws {
         try await PaymentDecisionCommand.run(
-            ControlAPI.Accept.self, PaymentParams(payment: target.payment), global: global)
+            ControlAPI.accept, PaymentParams(payment: target.payment), global: global)
     }
 }

@@ -19,6 +19,6 @@ struct Approve: AsyncParsableCommand {
     var max: String?
 
     func run() async throws {
-        try await SeriesCommand.run(ControlAPI.Approve.self, SeriesParams(series: series, max: max), global: global)
+        try await SeriesCommand.run(ControlAPI.approve, SeriesParams(series: series, max: max), global: global)
     }
 }

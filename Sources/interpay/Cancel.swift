@@ -12,6 +12,6 @@ struct Cancel: AsyncParsableCommand {
 
     func run() async throws {
         try await PaymentDecisionCommand.run(
-            ControlAPI.Cancel.self, PaymentParams(payment: target.payment), global: global)
+            ControlAPI.cancel, PaymentParams(payment: target.payment), global: global)
     }
 }

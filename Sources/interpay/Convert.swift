@@ -30,7 +30,7 @@ struct Convert: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let reply = try await global.call(ControlAPI.Convert.self, ConvertParams(amount: amount, from: from, to: to))
+        let reply = try await global.call(ControlAPI.convert, ConvertParams(amount: amount, from: from, to: to))
         global.output(reply) { result in
             let stale = result.stale ? " (stale: the source could not be reached)" : ""
             print(

@@ -27,7 +27,7 @@ struct Currency: AsyncParsableCommand {
 
     func run() async throws {
         let params = CurrencyParams(currency: code, clear: clear ? true : nil)
-        global.output(try await global.call(ControlAPI.Currency.self, params)) { result in
+        global.output(try await global.call(ControlAPI.currency, params)) { result in
             let source = result.source
             guard let currency = result.currency?.printable else {
                 print("No preferred currency: amounts are shown as they are.")

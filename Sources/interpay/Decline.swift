@@ -16,6 +16,6 @@ struct Decline: AsyncParsableCommand {
 
     func run() async throws {
         try await SeriesCommand.run(
-            ControlAPI.Decline.self, SeriesParams(series: series, reason: reason), global: global)
+            ControlAPI.decline, SeriesParams(series: series, reason: reason), global: global)
     }
 }

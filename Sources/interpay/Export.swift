@@ -59,7 +59,7 @@ struct Export: AsyncParsableCommand {
         let params = ExportParams(
             from: from.flatMap { Self.time($0, endOfDay: false) }?.secondsSince1970,
             to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: state)
-        let rows = try await global.call(ControlAPI.Export.self, params).value.payments.map(Self.row)
+        let rows = try await global.call(ControlAPI.export, params).value.payments.map(Self.row)
         if format == "json" {
             let objects = rows.map { row in
                 JSONValue.object(

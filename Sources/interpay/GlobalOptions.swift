@@ -22,9 +22,9 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Calls a control method on the daemon, turning failures into CLI errors with exit codes.
-    func call<Method: ControlMethod>(
-        _ method: Method.Type, _ params: Method.Params
-    ) async throws(CLIError) -> ControlReply<Method.Result> {
+    func call<Params, Result>(
+        _ method: ControlMethod<Params, Result>, _ params: Params
+    ) async throws(CLIError) -> ControlReply<Result> {
         do {
             return try await ControlClient(path: socketPath).call(method, params)
         } catch {
@@ -33,9 +33,7 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Calls a control method that takes no params.
-    func call<Method: ControlMethod>(
-        _ method: Method.Type
-    ) async throws(CLIError) -> ControlReply<Method.Result> where Method.Params == NoParams {
+    func call<Result>(_ method: ControlMethod<NoParams, Result>) async throws(CLIError) -> ControlReply<Result> {
         try await call(method, NoParams())
     }
 

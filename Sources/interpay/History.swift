@@ -12,7 +12,7 @@ struct History: AsyncParsableCommand {
     var limit: Int = 50
 
     func run() async throws {
-        let reply = try await global.call(ControlAPI.History.self, ListParams(limit: Int64(limit)))
+        let reply = try await global.call(ControlAPI.history, ListParams(limit: Int64(limit)))
         global.output(reply) { Formatting.paymentTable($0.payments) }
     }
 }

@@ -29,7 +29,7 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let params = ListParams(state: state, direction: direction, peer: peer, limit: Int64(limit))
-        let reply = try await global.call(ControlAPI.List.self, params)
+        let reply = try await global.call(ControlAPI.list, params)
         let offers = global.json ? [] : await waitingOffers()
         global.output(reply) { result in
             Formatting.paymentTable(result.payments)
@@ -46,7 +46,7 @@ struct List: AsyncParsableCommand {
     /// The subscriptions offered to us that wait for an answer, shown under the payments.
     private func waitingOffers() async -> [SeriesInfo] {
         do {
-            return try await global.call(ControlAPI.Subscriptions.self).value.series.filter {
+            return try await global.call(ControlAPI.subscriptions).value.series.filter {
                 $0.direction == "in" && $0.state == "offered"
             }
         } catch {

@@ -31,7 +31,7 @@ struct Paid: AsyncParsableCommand {
 
     func run() async throws {
         try await PaymentDecisionCommand.run(
-            ControlAPI.Paid.self, PaymentParams(payment: target.payment, method: method, reference: reference),
+            ControlAPI.paid, PaymentParams(payment: target.payment, method: method, reference: reference),
             global: global)
     }
 }

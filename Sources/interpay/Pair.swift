@@ -38,7 +38,7 @@ struct Pair: AsyncParsableCommand {
     }
 
     func run() async throws {
-        global.output(try await global.call(ControlAPI.Pair.self, PairParams(peer: peer, code: code))) { result in
+        global.output(try await global.call(ControlAPI.pair, PairParams(peer: peer, code: code))) { result in
             let name = result.peer.name.printable
             let trust = result.trust
             if code != nil {

@@ -4,9 +4,9 @@ import InterPayControl
 /// What `accept`, `reject` and `cancel` share: call the daemon, which waits (bounded) for the authoritative
 /// outcome, and print it.
 enum PaymentDecisionCommand {
-    static func run<Method: ControlMethod>(
-        _ method: Method.Type, _ params: PaymentParams, global: GlobalOptions
-    ) async throws where Method.Params == PaymentParams, Method.Result == PaymentInfo {
+    static func run(
+        _ method: ControlMethod<PaymentParams, PaymentInfo>, _ params: PaymentParams, global: GlobalOptions
+    ) async throws {
         global.output(try await global.call(method, params)) { payment in
             var line = "\(Formatting.shortID(payment.id)): \(payment.state.printable)"
             if !payment.confirmed {

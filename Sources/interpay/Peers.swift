@@ -8,7 +8,7 @@ struct Peers: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        global.output(try await global.call(ControlAPI.Peers.self)) { peers in
+        global.output(try await global.call(ControlAPI.peers)) { peers in
             var table = Table("NAME", "ID", "ADDRESS", "SESSION", "TRUST", "LAST SEEN")
             for peer in peers.peers {
                 table.add(

@@ -21,7 +21,7 @@ struct Rates: AsyncParsableCommand {
     }
 
     func run() async throws {
-        global.output(try await global.call(ControlAPI.Rates.self, RatesParams(base: base))) { result in
+        global.output(try await global.call(ControlAPI.rates, RatesParams(base: base))) { result in
             let rates = result.rates
             var table = Table("FIELD", "VALUE")
             table.add("base", result.base.printable)

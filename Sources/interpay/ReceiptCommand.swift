@@ -28,7 +28,7 @@ struct ReceiptCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await global.call(ControlAPI.Receipt.self, PaymentParams(payment: target.payment))
+        let result = try await global.call(ControlAPI.receipt, PaymentParams(payment: target.payment))
         // The receipt's own text, unescaped: it is written out byte for byte as the payee signed it.
         let text = result.value.receipt
         let output: String

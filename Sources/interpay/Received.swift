@@ -15,6 +15,6 @@ struct Received: AsyncParsableCommand {
 
     func run() async throws {
         try await PaymentDecisionCommand.run(
-            ControlAPI.Received.self, PaymentParams(payment: target.payment), global: global)
+            ControlAPI.received, PaymentParams(payment: target.payment), global: global)
     }
 }

@@ -21,6 +21,6 @@ struct Reject: AsyncParsableCommand {
 
     func run() async throws {
         try await PaymentDecisionCommand.run(
-            ControlAPI.Reject.self, PaymentParams(payment: target.payment, reason: reason), global: global)
+            ControlAPI.reject, PaymentParams(payment: target.payment, reason: reason), global: global)
     }
 }

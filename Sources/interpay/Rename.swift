@@ -21,7 +21,7 @@ struct Rename: AsyncParsableCommand {
     var name: String
 
     func run() async throws {
-        global.output(try await global.call(ControlAPI.Rename.self, RenameParams(peer: peer, name: name))) { result in
+        global.output(try await global.call(ControlAPI.rename, RenameParams(peer: peer, name: name))) { result in
             print("\(result.shortID.printable) is now shown as \(result.name.printable).")
         }
     }

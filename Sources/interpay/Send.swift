@@ -78,7 +78,7 @@ struct Send: AsyncParsableCommand {
         var sent = false
         while true {
             do {
-                return try await client.call(ControlAPI.Send.self, params)
+                return try await client.call(ControlAPI.send, params)
             } catch {
                 // Retry once the request may have reached the daemon: after a lost answer, and while the daemon
                 // restarts after one; a daemon that was never reached fails at once.

@@ -10,7 +10,7 @@ struct Show: AsyncParsableCommand {
     @OptionGroup var target: PaymentArgument
 
     func run() async throws {
-        let reply = try await global.call(ControlAPI.Show.self, PaymentParams(payment: target.payment))
+        let reply = try await global.call(ControlAPI.show, PaymentParams(payment: target.payment))
         global.output(reply) { detail in
             let payment = detail.payment
             var table = Table("FIELD", "VALUE")

@@ -26,7 +26,7 @@ struct Stats: AsyncParsableCommand {
     }
 
     func run() async throws {
-        global.output(try await global.call(ControlAPI.Stats.self, StatsParams(period: period, by: by))) { result in
+        global.output(try await global.call(ControlAPI.stats, StatsParams(period: period, by: by))) { result in
             var table = Table(
                 by.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
             for row in result.rows {

@@ -11,7 +11,7 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         // The typed answer the daemon and the web app share (`DaemonStatus`); --json prints it as received.
-        global.output(try await global.call(ControlAPI.Status.self)) { status in
+        global.output(try await global.call(ControlAPI.status)) { status in
             var table = Table("FIELD", "VALUE")
             table.add("name", SafeText.escaped(status.name))
             table.add("id", status.id)

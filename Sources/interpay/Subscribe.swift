@@ -70,7 +70,7 @@ struct Subscribe: AsyncParsableCommand {
         let params = OfferParams(
             peer: peer, amount: amount, currency: currency.uppercased(), every: every, count: count.map { Int64($0) },
             start: start, memo: memo, category: category)
-        global.output(try await global.call(ControlAPI.Offer.self, params)) { series in
+        global.output(try await global.call(ControlAPI.offer, params)) { series in
             print(series.id.printable)
         }
     }

@@ -9,16 +9,16 @@ struct Subscriptions: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        global.output(try await global.call(ControlAPI.Subscriptions.self)) { SeriesCommand.table($0.series) }
+        global.output(try await global.call(ControlAPI.subscriptions)) { SeriesCommand.table($0.series) }
     }
 }
 
 /// What the series subcommands share.
 enum SeriesCommand {
     /// Calls `method` and prints the series as it is now.
-    static func run<Method: ControlMethod>(
-        _ method: Method.Type, _ params: SeriesParams, global: GlobalOptions
-    ) async throws where Method.Params == SeriesParams, Method.Result == SeriesInfo {
+    static func run(
+        _ method: ControlMethod<SeriesParams, SeriesInfo>, _ params: SeriesParams, global: GlobalOptions
+    ) async throws {
         global.output(try await global.call(method, params)) { series in
             var line = "\(Formatting.shortID(series.id)): \(series.state.printable)"
             if let cap = series.cap?.printable { line += ", cap \(cap) \(series.currency.printable)" }

@@ -20,6 +20,6 @@ struct Unsubscribe: AsyncParsableCommand {
 
     func run() async throws {
         try await SeriesCommand.run(
-            ControlAPI.Unsubscribe.self, SeriesParams(series: series, reason: reason), global: global)
+            ControlAPI.unsubscribe, SeriesParams(series: series, reason: reason), global: global)
     }
 }

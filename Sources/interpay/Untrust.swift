@@ -17,7 +17,7 @@ struct Untrust: AsyncParsableCommand {
     var peer: String
 
     func run() async throws {
-        global.output(try await global.call(ControlAPI.Untrust.self, PeerParams(peer: peer))) { result in
+        global.output(try await global.call(ControlAPI.untrust, PeerParams(peer: peer))) { result in
             var done: [String] = []
             if result.untrusted { done.append("is no longer paired") }
             let addresses = result.unpinned.map(\.printable)

@@ -23,7 +23,7 @@ struct Web: AsyncParsableCommand {
     var noOpen = false
 
     func run() async throws {
-        let web = try await global.call(ControlAPI.Web.self)
+        let web = try await global.call(ControlAPI.web)
         let url = web.value.url.printable
         global.output(web) { _ in print(url) }
         let environment = ProcessInfo.processInfo.environment

@@ -6,29 +6,29 @@ import Testing
 struct ControlContractTests {
     @Test("every method is listed once, under its own name")
     func methodsAreUnique() {
-        let names = ControlAPI.methods.map { $0.name }
+        let names = ControlAPI.methods.map(\.name)
         #expect(Set(names).count == names.count)
         #expect(!names.contains("subscribe"))  // the event stream, the server's own
     }
 
     @Test("params: absent reads as {}, missing and mistyped members are named")
     func params() throws {
-        #expect(try ControlAPI.List.decodeParams(nil) == ListParams())
-        #expect(try ControlAPI.Peers.decodeParams(["anything": 1]) == NoParams())
+        #expect(try ControlAPI.list.decodeParams(nil) == ListParams())
+        #expect(try ControlAPI.peers.decodeParams(["anything": 1]) == NoParams())
         #expect(
-            try ControlAPI.Send.decodeParams(["peer": "bob", "amount": "1", "currency": "EUR", "expiresInSeconds": 60])
+            try ControlAPI.send.decodeParams(["peer": "bob", "amount": "1", "currency": "EUR", "expiresInSeconds": 60])
                 == SendParams(peer: "bob", amount: "1", currency: "EUR", expiresInSeconds: 60))
         #expect(throws: RPCError.invalidParams("missing parameter 'peer'")) {
-            try ControlAPI.Send.decodeParams(["amount": "1", "currency": "EUR"])
+            try ControlAPI.send.decodeParams(["amount": "1", "currency": "EUR"])
         }
         #expect(throws: RPCError.invalidParams("missing parameter 'payment'")) {
-            try ControlAPI.Accept.decodeParams(["payment": .null])
+            try ControlAPI.accept.decodeParams(["payment": .null])
         }
         #expect(throws: RPCError.invalidParams("parameter 'limit' must be an integer")) {
-            try ControlAPI.List.decodeParams(["limit": "ten"])
+            try ControlAPI.list.decodeParams(["limit": "ten"])
         }
         #expect(throws: RPCError.invalidParams("parameter 'clear' must be true or false")) {
-            try ControlAPI.Currency.decodeParams(["clear": "yes"])
+            try ControlAPI.currency.decodeParams(["clear": "yes"])
         }
     }
 
@@ -44,7 +44,7 @@ struct ControlContractTests {
     @Test("a @Nullable member is null when nil, and reads back from null or from nothing")
     func nullable() throws {
         let none = PreferredCurrencyInfo(currency: nil, source: "none")
-        #expect(try ControlAPI.Currency.encodeResult(none).jsonText == #"{"currency":null,"source":"none"}"#)
+        #expect(try ControlAPI.currency.encodeResult(none).jsonText == #"{"currency":null,"source":"none"}"#)
         #expect(try JSONValue.object(["source": "none"]).decode(PreferredCurrencyInfo.self) == none)
         #expect(try JSONValue.object(["currency": .null, "source": "none"]).decode(PreferredCurrencyInfo.self) == none)
     }
