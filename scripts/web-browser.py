@@ -157,6 +157,19 @@ def bob():
         delay = time.time() - sent["at"]
         check(arrived and delay <= 2.0, f"bob's open Inbox shows the request without reload ({delay:.2f} s after it was sent)")
         shot(driver, "inbox")
+        # A live event redraws the Inbox: the focused Accept button keeps the focus (the card is updated in place).
+        driver.execute_script(
+            "document.querySelector(`#inbox-in li[data-payment='${arguments[0]}'] button.accept`).focus()", payment)
+        # bob asks alice for money and withdraws it: the cancel is a live event on bob's page.
+        other = interpay("send", "alice", "1.00", "MXN", "--memo", "focus check")["id"]
+        interpay("cancel", other)
+        shown = wait(driver, lambda d: d.execute_script(
+            "return !!document.querySelector(`#inbox-out li[data-payment='${arguments[0]}']`)", other), 10,
+            "bob's own request in his Inbox")
+        focused = driver.execute_script(
+            "const a = document.activeElement; return !!a && a.classList.contains('accept')"
+            " && a.closest('li').dataset.payment === arguments[0]", payment)
+        check(shown and focused, "a live redraw of bob's Inbox keeps the keyboard focus on the Accept button")
         driver.execute_script(
             "document.querySelector(`#inbox-in li[data-payment='${arguments[0]}'] button.accept`).click()", payment)
         check(wait(driver, lambda d: card_state(d, payment, "inbox-in") == "accepted", 10, "accepted on bob's page"),

@@ -48,6 +48,33 @@ public struct ControlClient: Sendable {
         return try outcome.get()
     }
 
+    /// Calls the control method `method` with `params` and returns its typed result, with the JSON as received.
+    ///
+    /// Throws as `call(_:params:)` does, and `.invalidResponse` when the result is not the method's `Result`.
+    public func call<Params, Result>(
+        _ method: ControlMethod<Params, Result>, _ params: Params
+    ) async throws(ControlClientError) -> ControlReply<Result> {
+        let encoded: JSONValue
+        do {
+            encoded = try JSONValue(encoding: params)
+        } catch {
+            throw .invalidResponse("cannot encode the params of \(method.name): \(error)")
+        }
+        let json = try await call(method.name, params: encoded)
+        do {
+            return ControlReply(value: try json.decode(Result.self), json: json)
+        } catch {
+            throw .invalidResponse("the answer to \(method.name) is not understood: \(error)")
+        }
+    }
+
+    /// Calls a control method that takes no params.
+    public func call<Result>(
+        _ method: ControlMethod<NoParams, Result>
+    ) async throws(ControlClientError) -> ControlReply<Result> {
+        try await call(method, NoParams())
+    }
+
     /// Subscribes to the daemon's events, for `interpay watch`.
     ///
     /// The stream yields the `params` of every `event` notification in order. It fails with a `ControlClientError`

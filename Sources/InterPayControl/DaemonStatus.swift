@@ -1,6 +1,6 @@
 /// The answer of the `status` method, shared by the daemon, the CLI (`interpay status --json`) and the web app
 /// (`GET /api/status`). Its field names are a stable contract (README).
-public struct DaemonStatus: Sendable, Equatable, Decodable {
+public struct DaemonStatus: Codable, Sendable, Equatable {
     /// The display name.
     public var name: String
     /// The full peer ID.
@@ -18,9 +18,9 @@ public struct DaemonStatus: Sendable, Equatable, Decodable {
     /// Established peer sessions.
     public var sessions: Int64
     /// The web app's port on loopback; nil when the web app is off.
-    public var webPort: Int64?
+    @Nullable public var webPort: Int64?
     /// The preferred currency amounts are also shown in (`rates.currency`); nil when none is set.
-    public var currency: String?
+    @Nullable public var currency: String?
 
     /// A status.
     public init(
@@ -37,16 +37,5 @@ public struct DaemonStatus: Sendable, Equatable, Decodable {
         self.sessions = sessions
         self.webPort = webPort
         self.currency = currency
-    }
-
-    /// The JSON object: every field present, `webPort` null when the web app is off, `currency` null when none is
-    /// preferred.
-    public var jsonValue: JSONValue {
-        .object([
-            "name": .string(name), "id": .string(id), "shortID": .string(shortID), "port": .int(port),
-            "version": .string(version), "uptimeSeconds": .int(uptimeSeconds), "discovery": .string(discovery),
-            "sessions": .int(sessions), "webPort": webPort.map(JSONValue.int) ?? .null,
-            "currency": currency.map(JSONValue.string) ?? .null,
-        ])
     }
 }

@@ -25,32 +25,39 @@ struct ControlMethods: ControlHandler {
     func events() -> AsyncStream<JSONValue> { broadcaster.subscribe() }
 
     func handle(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
-        let params = Params(params)
         do {
+            typealias API = ControlAPI
             switch method {
-            case "status": return await status()
-            case "peers": return try await peers()
-            case "pair": return try await pair(params)
-            case "untrust": return try await untrust(params)
-            case "rename": return try await rename(params)
-            case "send": return try await send(params)
-            case "accept": return try await decide(.accept, params)
-            case "reject": return try await decide(.reject(reason: try reason(params)), params)
-            case "cancel": return try await decide(.cancel, params)
-            case "paid": return try await paid(params)
-            case "received": return try await received(params)
-            case "receipt": return try await receipt(params)
-            case "export": return try await export(params)
-            case "list": return try await list(params)
-            case "show": return try await show(params)
-            case "history": return try await history(params)
-            case "stats": return try await stats(params)
-            case "convert": return try await convert(params)
-            case "rates": return try await rates(params)
-            case "offer", "approve", "decline", "unsubscribe", "subscriptions":
-                return try await subscriptionMethod(method, params)
-            case "web": return try web()
-            case "currency": return try await preferredCurrency(params)
+            case API.status.name: return try await answer(API.status, params) { _ in await status() }
+            case API.peers.name: return try await answer(API.peers, params) { _ in try await peers() }
+            case API.pair.name: return try await answer(API.pair, params, pair)
+            case API.untrust.name: return try await answer(API.untrust, params, untrust)
+            case API.rename.name: return try await answer(API.rename, params, rename)
+            case API.send.name: return try await answer(API.send, params, send)
+            case API.accept.name: return try await answer(API.accept, params) { try await decide(.accept, $0) }
+            case API.reject.name:
+                return try await answer(API.reject, params) {
+                    try await decide(.reject(reason: try reason($0)), $0)
+                }
+            case API.cancel.name: return try await answer(API.cancel, params) { try await decide(.cancel, $0) }
+            case API.paid.name: return try await answer(API.paid, params, paid)
+            case API.received.name: return try await answer(API.received, params, received)
+            case API.receipt.name: return try await answer(API.receipt, params, receipt)
+            case API.export.name: return try await answer(API.export, params, export)
+            case API.list.name: return try await answer(API.list, params, list)
+            case API.show.name: return try await answer(API.show, params, show)
+            case API.history.name: return try await answer(API.history, params, history)
+            case API.stats.name: return try await answer(API.stats, params, stats)
+            case API.convert.name: return try await answer(API.convert, params, convert)
+            case API.rates.name: return try await answer(API.rates, params, rates)
+            case API.currency.name: return try await answer(API.currency, params, preferredCurrency)
+            case API.web.name: return try await answer(API.web, params) { _ in try web() }
+            case API.offer.name: return try await answer(API.offer, params, offer)
+            case API.approve.name: return try await answer(API.approve, params, approve)
+            case API.decline.name: return try await answer(API.decline, params, decline)
+            case API.unsubscribe.name: return try await answer(API.unsubscribe, params, unsubscribe)
+            case API.subscriptions.name:
+                return try await answer(API.subscriptions, params) { _ in try await subscriptions() }
             default: throw RPCError.methodNotFound(method)
             }
         } catch let error as RPCError {
@@ -69,9 +76,17 @@ struct ControlMethods: ControlHandler {
         }
     }
 
+    /// Reads `params` as `method`'s, runs `body` and encodes its result: the one place a method's JSON is made.
+    private func answer<Params, Result>(
+        _ method: ControlMethod<Params, Result>, _ params: JSONValue?, _ body: (Params) async throws -> Result
+    ) async throws -> JSONValue {
+        let params = try method.decodeParams(params)
+        return try method.encodeResult(try await body(params))
+    }
+
     // MARK: Methods
 
-    private func status() async -> JSONValue {
+    private func status() async -> DaemonStatus {
         let uptime = ContinuousClock.now - startedAt
         return DaemonStatus(
             name: configuration.name, id: sessions.identity.peerID.description,
@@ -80,117 +95,94 @@ struct ControlMethods: ControlHandler {
             sessions: Int64(await sessions.currentSessions().count),
             webPort: shared.webPort == 0 ? nil : Int64(shared.webPort),
             currency: conversions.preferred?.code
-        ).jsonValue
+        )
     }
 
     /// `web`: the web app's address and the URL that logs in with the token (`interpay web`). Only on the control
     /// socket: whoever may use the socket may use the web app.
-    private func web() throws(RPCError) -> JSONValue {
+    private func web() throws(RPCError) -> WebLogin {
         guard let address = configuration.webListen, let webToken else {
             throw RPCError.unavailable("the web app is off (interpayd --no-web, or [web] enabled = false)")
         }
         let port = shared.webPort
         guard port != 0 else { throw RPCError.unavailable("the web app is not listening yet") }
-        return .object([
-            "url": .string(address.loginURL(port: port, token: webToken)),
-            "address": .string(address.host), "port": .int(Int64(port)),
-        ])
+        return WebLogin(
+            url: address.loginURL(port: port, token: webToken), address: address.host, port: Int64(port))
     }
 
-    private func peers() async throws -> JSONValue {
+    private func peers() async throws -> PeerList {
         let live = await sessions.currentSessions()
         let known = try await database.peers()
         let trusted = try await database.trustedPeers()
         let names = try await peerNames()
-        /// What a paired peer announces when it differs from its pinned name.
-        func announced(_ peer: PeerID) -> JSONValue { names[peer]?.announced.map(JSONValue.string) ?? .null }
-        var rows: [JSONValue] = []
+        var rows: [PeerInfo] = []
         for session in live {
             rows.append(
-                .object([
-                    "name": .string(names[session.peerID]?.shown ?? session.name),
-                    "announcedName": announced(session.peerID), "id": .string(session.peerID.description),
-                    "shortID": .string(session.peerID.shortDescription), "address": .string(session.remoteAddress),
-                    "session": .string("up"), "lastSeen": .int(Timestamp.now.secondsSince1970),
-                    "trust": await trust(session.peerID, trusted: trusted),
-                ]))
+                PeerInfo(
+                    name: names[session.peerID]?.shown ?? session.name, announcedName: names[session.peerID]?.announced,
+                    id: session.peerID.description, shortID: session.peerID.shortDescription,
+                    address: session.remoteAddress, session: "up", lastSeen: Timestamp.now.secondsSince1970,
+                    trust: await trust(session.peerID, trusted: trusted)))
         }
         for peer in known where !live.contains(where: { $0.peerID == peer.peerID }) {
             rows.append(
-                .object([
-                    "name": .string(names[peer.peerID]?.shown ?? peer.name), "announcedName": announced(peer.peerID),
-                    "id": .string(peer.peerID.description),
-                    "shortID": .string(peer.peerID.shortDescription),
-                    "address": peer.address.map(JSONValue.string) ?? .null,
-                    "session": .string("down"), "lastSeen": .int(peer.lastSeen.secondsSince1970),
-                    "trust": await trust(peer.peerID, trusted: trusted),
-                ]))
+                PeerInfo(
+                    name: names[peer.peerID]?.shown ?? peer.name, announcedName: names[peer.peerID]?.announced,
+                    id: peer.peerID.description, shortID: peer.peerID.shortDescription, address: peer.address,
+                    session: "down", lastSeen: peer.lastSeen.secondsSince1970,
+                    trust: await trust(peer.peerID, trusted: trusted)))
         }
-        var statics: [JSONValue] = []
+        var statics: [StaticPeerInfo] = []
         for peer in configuration.staticPeers {
             let pinned = peer.peerID == nil ? try await database.staticPin(address: peer.address) : nil
             statics.append(
-                .object([
-                    "address": .string(peer.address),
-                    "peerID": (peer.peerID ?? pinned).map { .string($0.description) } ?? .null,
-                    "pin": .string(peer.peerID != nil ? "configured" : pinned != nil ? "first-seen" : "none"),
-                    "refusedID": sessions.refusedPeerID(forKey: peer.dialKey).map { .string($0.description) }
-                        ?? .null,
-                ]))
+                StaticPeerInfo(
+                    address: peer.address, peerID: (peer.peerID ?? pinned)?.description,
+                    pin: peer.peerID != nil ? "configured" : pinned != nil ? "first-seen" : "none",
+                    refusedID: sessions.refusedPeerID(forKey: peer.dialKey)?.description))
         }
-        return .object(["peers": .array(rows), "static": .array(statics)])
+        return PeerList(peers: rows, static: statics)
     }
 
     /// `trust` of a peer in `peers` and `pair`: paired or unverified, and the pairing in progress if any.
-    private func trust(_ peer: PeerID, trusted: [PeerID: TrustedPeerRecord]) async -> JSONValue {
+    private func trust(_ peer: PeerID, trusted: [PeerID: TrustedPeerRecord]) async -> TrustInfo {
         let status = await pairing.status(of: peer)
-        return .object([
-            "state": .string(trusted[peer] != nil ? "paired" : "unverified"),
-            "pairedAt": trusted[peer].map { .int($0.pairedAt.secondsSince1970) } ?? .null,
-            "pairing": .string(status.phase),
-            "code": status.code.map { .string($0.digits) } ?? .null,
-            "until": status.until.map { .int($0.secondsSince1970) } ?? .null,
-            "failures": .int(Int64(status.failures)),
-        ])
+        return TrustInfo(
+            state: trusted[peer] != nil ? "paired" : "unverified", pairedAt: trusted[peer]?.pairedAt.secondsSince1970,
+            pairing: status.phase, code: status.code?.digits, until: status.until?.secondsSince1970,
+            failures: Int64(status.failures))
     }
 
     /// `pair {peer, code?}`: without a code, starts an attempt (or joins the one in progress) and returns the
     /// verification code once both sides have it, or `waiting` while the peer's user has not started (`me` gives
     /// the short ID that user must name); with a code, confirms it and trusts the peer.
-    private func pair(_ params: Params) async throws -> JSONValue {
-        let peerText = try params.required("peer")
-        if let codeText = params.string("code") {
+    private func pair(_ params: PairParams) async throws -> PairingInfo {
+        let peerText = try required(params.peer, "peer")
+        if let codeText = params.code {
             guard let code = PairingCode(userInput: codeText) else {
                 throw RPCError.invalidParams("a verification code is 6 digits, e.g. 123456")
             }
             let peer = try await resolvePeer(peerText, requireSession: false)
             let record = try await pairing.confirm(code, with: peer)
-            return .object([
-                "peer": .object([
-                    "name": .string(record.name), "id": .string(peer.description),
-                    "shortID": .string(peer.shortDescription),
-                ]),
-                "trust": await trust(peer, trusted: [peer: record]),
-            ])
+            return PairingInfo(
+                peer: PeerIdentity(name: record.name, id: peer.description, shortID: peer.shortDescription),
+                trust: await trust(peer, trusted: [peer: record]), me: nil)
         }
         let peer = try await resolvePeer(peerText)
         _ = try await pairing.start(with: peer)
         let trusted = try await database.trustedPeers()
-        return .object([
-            "peer": .object([
-                "name": .string(try await peerNames()[peer]?.shown ?? peer.shortDescription),
-                "id": .string(peer.description),
-                "shortID": .string(peer.shortDescription),
-            ]),
-            "trust": await trust(peer, trusted: trusted),
-            "me": .object(["shortID": .string(sessions.identity.peerID.shortDescription)]),
-        ])
+        return PairingInfo(
+            peer: PeerIdentity(
+                name: try await peerNames()[peer]?.shown ?? peer.shortDescription, id: peer.description,
+                shortID: peer.shortDescription),
+            trust: await trust(peer, trusted: trusted),
+            me: PairingInfo.Me(shortID: sessions.identity.peerID.shortDescription))
     }
 
     /// `untrust {peer}`: forgets a pairing, and the key pinned for it at any static peer address (so that the next
     /// key seen there is pinned instead: a static peer whose key really changed).
-    private func untrust(_ params: Params) async throws -> JSONValue {
-        let peer = try await resolvePeer(try params.required("peer"), requireSession: false)
+    private func untrust(_ params: PeerParams) async throws -> UntrustInfo {
+        let peer = try await resolvePeer(try required(params.peer, "peer"), requireSession: false)
         let unpaired = try await pairing.untrust(peer)
         let addresses = try await database.unpinStatic(peer)
         for static_ in configuration.staticPeers where addresses.contains(static_.address) {
@@ -199,38 +191,35 @@ struct ControlMethods: ControlHandler {
         guard unpaired || !addresses.isEmpty else {
             throw RPCError.notFound("\(peer.shortDescription) is neither paired nor pinned at a static address")
         }
-        return .object([
-            "id": .string(peer.description), "shortID": .string(peer.shortDescription), "untrusted": .bool(unpaired),
-            "unpinned": .array(addresses.map(JSONValue.string)),
-        ])
+        return UntrustInfo(
+            id: peer.description, shortID: peer.shortDescription, untrusted: unpaired, unpinned: addresses)
     }
 
     /// `rename {peer, name}`: the name a paired peer is shown under here, whatever it announces.
-    private func rename(_ params: Params) async throws -> JSONValue {
-        let peer = try await resolvePeer(try params.required("peer"), requireSession: false)
-        let name = try params.required("name")
+    private func rename(_ params: RenameParams) async throws -> PeerIdentity {
+        let peer = try await resolvePeer(try required(params.peer, "peer"), requireSession: false)
+        let name = try required(params.name, "name")
         if let problem = DisplayName.problem(with: name) { throw RPCError.invalidParams(problem) }
         guard try await database.renameTrustedPeer(peer, to: name) else {
             throw RPCError.notFound(
                 "\(peer.shortDescription) is not paired: only a paired peer's name is kept (interpay pair)")
         }
-        return .object([
-            "id": .string(peer.description), "shortID": .string(peer.shortDescription), "name": .string(name),
-        ])
+        return PeerIdentity(name: name, id: peer.description, shortID: peer.shortDescription)
     }
 
-    private func send(_ params: Params) async throws -> JSONValue {
-        let peerText = try params.required("peer")
+    private func send(_ params: SendParams) async throws -> PaymentInfo {
+        let peerText = try required(params.peer, "peer")
         let amount: Money
         do {
-            amount = try Money(parsing: try params.required("amount"), currencyCode: try params.required("currency"))
+            amount = try Money(
+                parsing: try required(params.amount, "amount"), currencyCode: try required(params.currency, "currency"))
         } catch let error as MoneyError {
             throw RPCError.invalidParams(error.description)
         }
-        let key = params.string("idempotencyKey")
+        let key = params.idempotencyKey
         // With a key the session is checked after the key: a retry finds its payment even before the session is up.
         let payer = try await resolvePeer(peerText, requireSession: key == nil)
-        let expires = params.integer("expiresInSeconds") ?? 900
+        let expires = params.expiresInSeconds ?? 900
         guard (1...(30 * 86_400)).contains(expires) else {
             throw RPCError.invalidParams("expiresInSeconds must be from 1 to 2592000")
         }
@@ -239,16 +228,16 @@ struct ControlMethods: ControlHandler {
                 "an idempotency key has 1 to \(SendKeyRecord.maxKeyLength) characters from A-Z a-z 0-9 - _ . : ~")
         }
         let record = try await engine.request(
-            from: payer, amount: amount, memo: params.string("memo") ?? "", category: params.string("category"),
+            from: payer, amount: amount, memo: params.memo ?? "", category: params.category,
             expiresIn: expires, idempotencyKey: key)
-        return try await json(record)
+        return try await info(record)
     }
 
     /// `accept`, `reject`, `cancel`. A decision that lost to the peer's crossing one (the payee's cancel reached
     /// the payee's ledger first, say) is a conflict naming the outcome, whichever side learned of it first: the same
     /// outcome always gives the same answer (exit 5).
-    private func decide(_ decision: PaymentEngine.Decision, _ params: Params) async throws -> JSONValue {
-        let record = try await resolvePayment(try params.required("payment"))
+    private func decide(_ decision: PaymentEngine.Decision, _ params: PaymentParams) async throws -> PaymentInfo {
+        let record = try await resolvePayment(params)
         let decided = try await engine.decide(decision, paymentID: record.id)
         let wanted: PaymentState =
             switch decision {
@@ -259,35 +248,34 @@ struct ControlMethods: ControlHandler {
         if decided.confirmed, decided.state != wanted, let reason = decided.state.conflictReason {
             throw EngineError.conflict(reason)
         }
-        return try await json(decided)
+        return try await info(decided)
     }
 
     /// `paid {payment, method?, reference?}`: the payer marks an accepted payment paid and waits (bounded) for the
     /// payee's answer.
-    private func paid(_ params: Params) async throws -> JSONValue {
-        let record = try await resolvePayment(try params.required("payment"))
+    private func paid(_ params: PaymentParams) async throws -> PaymentInfo {
+        let record = try await resolvePayment(params)
         var method: PaymentMethod?
-        if let text = params.string("method") {
+        if let text = params.method {
             guard let known = PaymentMethod(rawValue: text) else {
                 throw RPCError.invalidParams("method is cash, card, transfer or other")
             }
             method = known
         }
-        let updated = try await engine.markPaid(
-            paymentID: record.id, method: method, reference: params.string("reference"))
-        return try await json(updated)
+        let updated = try await engine.markPaid(paymentID: record.id, method: method, reference: params.reference)
+        return try await info(updated)
     }
 
     /// `received {payment}`: the payee confirms the money arrived; the payment is settled and the receipt signed.
-    private func received(_ params: Params) async throws -> JSONValue {
-        let record = try await resolvePayment(try params.required("payment"))
-        return try await json(try await engine.settle(paymentID: record.id))
+    private func received(_ params: PaymentParams) async throws -> PaymentInfo {
+        let record = try await resolvePayment(params)
+        return try await info(try await engine.settle(paymentID: record.id))
     }
 
     /// `receipt {payment}`: the stored receipt's canonical text and its one-line summary; `not-found` naming why
     /// when there is none.
-    private func receipt(_ params: Params) async throws -> JSONValue {
-        let record = try await resolvePayment(try params.required("payment"))
+    private func receipt(_ params: PaymentParams) async throws -> ReceiptInfo {
+        let record = try await resolvePayment(params)
         guard let text = record.receipt else {
             let why: String
             switch record.state {
@@ -309,36 +297,30 @@ struct ControlMethods: ControlHandler {
                 "receipt of payment \(record.id.wireString.prefix(8)) (no receipt is available: \(why))")
         }
         let summary = (try? SignedReceipt(verifying: text))?.summary  // a stored receipt was verified when stored
-        return .object([
-            "payment": .string(record.id.wireString), "receipt": .string(text),
-            "summary": summary.map(JSONValue.string) ?? .null,
-        ])
+        return ReceiptInfo(payment: record.id.wireString, receipt: text, summary: summary)
     }
 
     /// `export {from?, to?, state?}`: every payment created in `[from, to)` (times as seconds), oldest first, with
     /// its settlement and quote columns (the CLI writes them as CSV or JSON).
-    private func export(_ params: Params) async throws -> JSONValue {
+    private func export(_ params: ExportParams) async throws -> PaymentList {
         var filter = PaymentFilter()
-        if let state = params.string("state") {
-            guard let value = PaymentState(rawValue: state) else {
-                throw RPCError.invalidParams("unknown state \(state)")
-            }
-            filter.state = value
-        }
-        filter.createdFrom = params.integer("from").map(Timestamp.init(secondsSince1970:))
-        filter.createdBefore = params.integer("to").map(Timestamp.init(secondsSince1970:))
+        filter.state = try state(params.state)
+        filter.createdFrom = params.from.map(Timestamp.init(secondsSince1970:))
+        filter.createdBefore = params.to.map(Timestamp.init(secondsSince1970:))
         let views = try await database.paymentViews(filter: filter).reversed()
-        return .object([
-            "payments": .array(
-                views.map { view in
-                    Self.json(view.record, peerName: peerName(view), converted: nil)
-                })
-        ])
+        return PaymentList(payments: views.map { Self.info($0.record, peerName: peerName($0), converted: nil) })
+    }
+
+    /// A state filter from the control socket.
+    private func state(_ text: String?) throws -> PaymentState? {
+        guard let text else { return nil }
+        guard let value = PaymentState(rawValue: text) else { throw RPCError.invalidParams("unknown state \(text)") }
+        return value
     }
 
     /// A reject reason from the control socket: at most `Limits.maxReasonLength` code points, no control character.
-    private func reason(_ params: Params) throws -> String? {
-        guard let reason = params.string("reason") else { return nil }
+    private func reason(_ params: PaymentParams) throws -> String? {
+        guard let reason = params.reason else { return nil }
         guard reason.unicodeScalars.count <= Limits.maxReasonLength else {
             throw RPCError.invalidParams("a reason has at most \(Limits.maxReasonLength) code points")
         }
@@ -348,34 +330,26 @@ struct ControlMethods: ControlHandler {
         return reason
     }
 
-    private func list(_ params: Params) async throws -> JSONValue {
+    private func list(_ params: ListParams) async throws -> PaymentList {
         var filter = PaymentFilter()
-        if let state = params.string("state") {
-            guard let value = PaymentState(rawValue: state) else {
-                throw RPCError.invalidParams("unknown state \(state)")
-            }
-            filter.state = value
-        }
-        if let direction = params.string("direction") {
+        filter.state = try state(params.state)
+        if let direction = params.direction {
             guard ["in", "out"].contains(direction) else { throw RPCError.invalidParams("direction is in or out") }
             filter.role = direction == "in" ? .payer : .payee
         }
-        if let peer = params.string("peer") { filter.peerID = try await resolvePeer(peer, requireSession: false) }
-        filter.limit = Int(max(0, min(params.integer("limit") ?? 200, 100_000)))
+        if let peer = params.peer { filter.peerID = try await resolvePeer(peer, requireSession: false) }
+        filter.limit = Int(max(0, min(params.limit ?? 200, 100_000)))
         return try await paymentList(try await database.paymentViews(filter: filter))
     }
 
-    /// Payments as JSON from one read of the ledger: their peers' names come with them, and the amounts in the
-    /// preferred currency from one look-up of the rates for all of them.
-    private func paymentList(_ views: [PaymentView]) async throws -> JSONValue {
+    /// Payments from one read of the ledger: their peers' names come with them, and the amounts in the preferred
+    /// currency from one look-up of the rates for all of them.
+    private func paymentList(_ views: [PaymentView]) async throws -> PaymentList {
         let convert = await conversions.quoter()
-        return .object([
-            "payments": .array(
-                views.map { view in
-                    Self.json(
-                        view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
-                })
-        ])
+        return PaymentList(
+            payments: views.map { view in
+                Self.info(view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
+            })
     }
 
     /// The name a listed payment's peer is shown under: the live session's name first, as `PeerName.all` does.
@@ -384,128 +358,115 @@ struct ControlMethods: ControlHandler {
         return PeerName(announcedName: announced, pinned: view.pinnedName)
     }
 
-    private func show(_ params: Params) async throws -> JSONValue {
-        let text = try params.required("payment")
+    private func show(_ params: PaymentParams) async throws -> PaymentDetailInfo {
+        let text = try required(params.payment, "payment")
         let detail = try await database.paymentDetail(idPrefix: text)
         let view = try Self.only(text, in: detail.matches.map(\.record)).flatMap { _ in detail.matches.first }
         guard let view else { throw EngineError.notFound("payment '\(text)'") }
         let converted = (try? view.record.amount).flatMap(await conversions.quoter())
-        guard case .object(var object) = Self.json(view.record, peerName: peerName(view), converted: converted)
-        else { return .null }
-        let events = detail.events
-        object["events"] = .array(
-            events.map { event in
-                .object([
-                    "at": .int(event.at.secondsSince1970),
-                    "from": event.fromState.map { .string($0.rawValue) } ?? .null,
-                    "to": .string(event.toState.rawValue), "cause": .string(event.cause.rawValue),
-                    "detail": event.detail.map(JSONValue.string) ?? .null,
-                ])
+        return PaymentDetailInfo(
+            payment: Self.info(view.record, peerName: peerName(view), converted: converted),
+            events: detail.events.map { event in
+                PaymentEventInfo(
+                    at: event.at.secondsSince1970, from: event.fromState?.rawValue, to: event.toState.rawValue,
+                    cause: event.cause.rawValue, detail: event.detail)
             })
-        return .object(object)
     }
 
-    private func history(_ params: Params) async throws -> JSONValue {
-        let limit = Int(max(0, min(params.integer("limit") ?? 50, 100_000)))
+    private func history(_ params: ListParams) async throws -> PaymentList {
+        let limit = Int(max(0, min(params.limit ?? 50, 100_000)))
         return try await paymentList(
             try await database.paymentViews(filter: PaymentFilter(limit: limit, finalOnly: true)))
     }
 
-    private func stats(_ params: Params) async throws -> JSONValue {
+    private func stats(_ params: StatsParams) async throws -> StatsInfo {
         let grouping: StatsGrouping =
-            switch params.string("by") ?? "currency" {
+            switch params.by ?? "currency" {
             case "category": .category
             case "peer": .peer
             default: .currency
             }
         let now = Timestamp.now
         let since: Timestamp? =
-            switch params.string("period") ?? "month" {
+            switch params.period ?? "month" {
             case "day": now.adding(seconds: -86_400)
             case "week": now.adding(seconds: -7 * 86_400)
             case "month": now.adding(seconds: -30 * 86_400)
             default: nil
             }
         let rows = try await database.stats(since: since, groupBy: grouping)
-        return .object([
-            "rows": .array(
-                rows.map { row in
-                    let currency = try? CurrencyCode(row.currency)
-                    let format = { (minor: Int64) -> String in
-                        currency.map { Money(minorUnits: minor, currency: $0).formattedAmount } ?? String(minor)
-                    }
-                    var group = row.groupKey.map(JSONValue.string) ?? .null
-                    if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
-                        let announced = sessions.session(with: id)?.name ?? row.announcedName
-                        let name = PeerName(announcedName: announced, pinned: row.pinnedName).shown
-                        group = .string(name.isEmpty ? id.shortDescription : name)
-                    }
-                    return .object([
-                        "group": group, "direction": .string(row.role == .payee ? "out" : "in"),
-                        "currency": .string(row.currency), "count": .int(Int64(row.count)),
-                        "total": .string(format(row.totalMinor)), "average": .string(format(row.averageMinor)),
-                        "totalMinor": .int(row.totalMinor), "averageMinor": .int(row.averageMinor),
-                        "settledCount": .int(Int64(row.settledCount)),
-                        "settledTotal": .string(format(row.settledMinor)),
-                        "settledMinor": .int(row.settledMinor),
-                    ])
-                })
-        ])
+        return StatsInfo(
+            rows: rows.map { row in
+                let currency = try? CurrencyCode(row.currency)  // a stored currency was checked when stored
+                let format = { (minor: Int64) -> String in
+                    currency.map { Money(minorUnits: minor, currency: $0).formattedAmount } ?? String(minor)
+                }
+                var group = row.groupKey
+                if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
+                    let announced = sessions.session(with: id)?.name ?? row.announcedName
+                    let name = PeerName(announcedName: announced, pinned: row.pinnedName).shown
+                    group = name.isEmpty ? id.shortDescription : name
+                }
+                return StatsInfo.Row(
+                    group: group, direction: row.role == .payee ? "out" : "in", currency: row.currency,
+                    count: Int64(row.count), total: format(row.totalMinor), average: format(row.averageMinor),
+                    totalMinor: row.totalMinor, averageMinor: row.averageMinor, settledCount: Int64(row.settledCount),
+                    settledTotal: format(row.settledMinor), settledMinor: row.settledMinor)
+            })
     }
 
     /// `convert {amount, from, to}`: the amount converted with the current (or last known) rates.
-    private func convert(_ params: Params) async throws -> JSONValue {
-        let from = try currency(params.required("from"))
-        let to = try currency(params.required("to"))
+    private func convert(_ params: ConvertParams) async throws -> ConvertedAmount {
+        let from = try currency(required(params.from, "from"))
+        let to = try currency(required(params.to, "to"))
         let amount: Money
         do {
-            amount = try Money(parsing: try params.required("amount"), currency: from)
+            amount = try Money(parsing: try required(params.amount, "amount"), currency: from)
         } catch let error as MoneyError {
             throw RPCError.invalidParams(error.description)
         }
-        let quote = try await conversions.rates.convert(amount, to: to, now: .now)
-        guard case .object(var object) = Conversions.json(quote) else { return .null }
-        object["from"] = .object(["amount": .string(amount.formattedAmount), "currency": .string(from.code)])
-        return .object(object)
+        var converted = Conversions.info(try await conversions.rates.convert(amount, to: to, now: .now))
+        converted.from = MoneyAmount(amount: amount.formattedAmount, currency: from.code)
+        return converted
     }
 
     /// `rates {base?}`: where the rates come from, how old they are, and whether they are stale.
-    private func rates(_ params: Params) async throws -> JSONValue {
-        let base = try params.string("base").map(currency) ?? conversions.preferred ?? conversions.rates.base
+    private func rates(_ params: RatesParams) async throws -> RatesInfo {
+        let base = try params.base.map(currency) ?? conversions.preferred ?? conversions.rates.base
         let now = Timestamp.now
         let current = try await conversions.rates.rates(base: base, now: now)
         let snapshot = current.snapshot
-        return .object([
-            "base": .string(snapshot.base.code), "source": .string(snapshot.source),
-            "updatedAt": .int(snapshot.lastUpdate.secondsSince1970),
-            "nextUpdateAt": .int(snapshot.nextUpdate.secondsSince1970),
-            "fetchedAt": .int(snapshot.fetchedAt.secondsSince1970), "ageSeconds": .int(current.age),
-            "stale": .bool(current.isStale),
-            "staleReason": current.staleReason.map { .string($0.description) } ?? .null,
-            "rates": .object(snapshot.rates.mapValues { .string($0.description) }),
-        ])
+        return RatesInfo(
+            base: snapshot.base.code, source: snapshot.source, updatedAt: snapshot.lastUpdate.secondsSince1970,
+            nextUpdateAt: snapshot.nextUpdate.secondsSince1970, fetchedAt: snapshot.fetchedAt.secondsSince1970,
+            ageSeconds: current.age, stale: current.isStale, staleReason: current.staleReason?.description,
+            rates: snapshot.rates.mapValues(\.description))
     }
 
     /// `currency {currency?, clear?}`: the preferred currency, and where it comes from (`configuration`, `user` or
     /// `none`); with `currency`, the user's choice, kept in the ledger across restarts; with `clear: true`, back to the
     /// configuration's (`rates.currency`).
-    private func preferredCurrency(_ params: Params) async throws -> JSONValue {
-        if let text = params.string("currency") {
+    private func preferredCurrency(_ params: CurrencyParams) async throws -> PreferredCurrencyInfo {
+        if let text = params.currency {
             let chosen = try currency(text)
             try await database.setPreference(.preferredCurrency, to: chosen.code)
             conversions.preference.set(chosen)
-        } else if params.members["clear"]?.boolValue == true {
+        } else if params.clear == true {
             try await database.setPreference(.preferredCurrency, to: nil)
             conversions.preference.clear()
         }
-        return .object([
-            "currency": conversions.preferred.map { .string($0.code) } ?? .null,
-            "source": .string(conversions.preference.source.rawValue),
-        ])
+        return PreferredCurrencyInfo(
+            currency: conversions.preferred?.code, source: conversions.preference.source.rawValue)
     }
 
     private func currency(_ text: String) throws -> CurrencyCode {
         do { return try CurrencyCode(userInput: text) } catch { throw RPCError.invalidParams(error.description) }
+    }
+
+    /// A required string param: empty counts as missing.
+    func required(_ value: String, _ key: String) throws(RPCError) -> String {
+        guard !value.isEmpty else { throw RPCError.invalidParams("missing parameter '\(key)'") }
+        return value
     }
 
     // MARK: Resolution and JSON
@@ -529,8 +490,9 @@ struct ControlMethods: ControlHandler {
         }
     }
 
-    /// A payment by ID or unique prefix of at least 4 characters.
-    private func resolvePayment(_ text: String) async throws -> PaymentRecord {
+    /// The payment `params` name, by ID or unique prefix of at least 4 characters.
+    private func resolvePayment(_ params: PaymentParams) async throws -> PaymentRecord {
+        let text = try required(params.payment, "payment")
         guard let match = try Self.only(text, in: try await database.payments(idPrefix: text)) else {
             throw EngineError.notFound("payment '\(text)'")
         }
@@ -549,67 +511,35 @@ struct ControlMethods: ControlHandler {
         try await PeerName.all(database: database, sessions: sessions)
     }
 
-    /// The stable JSON form of a payment, with the amount in the preferred currency when it differs.
-    func json(_ record: PaymentRecord) async throws -> JSONValue {
+    /// A payment as the control methods answer it, with the amount in the preferred currency when it differs.
+    func info(_ record: PaymentRecord) async throws -> PaymentInfo {
         let view = try await database.paymentView(record)
         let converted = try? await conversions.quote(record.amount)  // An unreadable amount has nothing to convert.
-        return Self.json(record, peerName: peerName(view), converted: converted ?? nil)
+        return Self.info(record, peerName: peerName(view), converted: converted ?? nil)
     }
 
-    /// The stable JSON form of a payment: `peer.name` is the name it is shown under (pinned at pairing for a paired
-    /// peer), `peer.announcedName` what a paired peer announces when that differs, `peer.trust` `paired` or
+    /// A payment as the control methods answer it: `peer.name` is the name it is shown under (pinned at pairing for
+    /// a paired peer), `peer.announcedName` what a paired peer announces when that differs, `peer.trust` `paired` or
     /// `unverified`; `converted` the amount in the preferred currency now, `quote` the one stored when it was
     /// accepted.
-    static func json(_ record: PaymentRecord, peerName: PeerName?, converted: Quote?) -> JSONValue {
-        var peer: [String: JSONValue] = [
-            "id": .string(record.peerID.description), "shortID": .string(record.peerID.shortDescription),
-        ]
-        peer.merge(peerName?.jsonMembers ?? ["name": .null, "announcedName": .null, "trust": "unverified"]) { $1 }
-        let formatted =
-            (try? record.amount.formattedAmount) ?? String(record.amountMinor)
-        var object: [String: JSONValue] = [
-            "id": .string(record.id.wireString), "direction": .string(record.role == .payee ? "out" : "in"),
-            "peer": .object(peer),
-            "amount": .string(formatted), "currency": .string(record.currency), "minorUnits": .int(record.amountMinor),
-            "memo": .string(record.memo), "state": .string(record.state.rawValue), "confirmed": .bool(record.confirmed),
-            "createdAt": .int(record.createdAt.secondsSince1970), "expiresAt": .int(record.expiresAt.secondsSince1970),
-            "updatedAt": .int(record.updatedAt.secondsSince1970),
-        ]
-        object["category"] = record.category.map(JSONValue.string) ?? .null
-        object["reason"] = record.reason.map(JSONValue.string) ?? .null
-        object["reasonCode"] = record.reasonCode.map { .string($0.rawValue) } ?? .null
-        object["converted"] = converted.map(Conversions.json) ?? .null
-        object["quote"] = Conversions.storedQuote(record) ?? .null
-        object["acceptedAt"] = record.acceptedAt.map { .int($0.secondsSince1970) } ?? .null
-        object["paidAt"] = record.paidAt.map { .int($0.secondsSince1970) } ?? .null
-        object["settledAt"] = record.settledAt.map { .int($0.secondsSince1970) } ?? .null
-        object["method"] = record.paidMethod.map { .string($0.rawValue) } ?? .null
-        object["reference"] = record.paidReference.map(JSONValue.string) ?? .null
-        object["receipt"] = .bool(record.receipt != nil)
-        object["series"] =
-            record.seriesID.map { id in
-                .object(["id": .string(id.wireString), "period": .int(Int64(record.seriesIndex ?? 0))])
-            } ?? .null
-        return .object(object)
-    }
-}
-
-/// Typed access to JSON-RPC params (an object).
-struct Params {
-    let members: [String: JSONValue]
-
-    init(_ value: JSONValue?) {
-        members = value?.objectValue ?? [:]
-    }
-
-    func string(_ key: String) -> String? { members[key]?.stringValue }
-    func integer(_ key: String) -> Int64? { members[key]?.intValue }
-
-    func required(_ key: String) throws -> String {
-        guard let value = string(key), !value.isEmpty else {
-            throw RPCError.invalidParams("missing parameter '\(key)'")
-        }
-        return value
+    static func info(_ record: PaymentRecord, peerName: PeerName?, converted: Quote?) -> PaymentInfo {
+        PaymentInfo(
+            id: record.id.wireString, direction: record.role == .payee ? "out" : "in",
+            peer: PaymentPeer(
+                id: record.peerID.description, shortID: record.peerID.shortDescription, name: peerName?.shown,
+                announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),
+            // An amount the ledger cannot read (an unknown currency) is shown in minor units.
+            amount: (try? record.amount.formattedAmount) ?? String(record.amountMinor), currency: record.currency,
+            minorUnits: record.amountMinor, memo: record.memo, category: record.category,
+            state: record.state.rawValue, confirmed: record.confirmed, reason: record.reason,
+            reasonCode: record.reasonCode?.rawValue, converted: converted.map(Conversions.info),
+            quote: Conversions.storedQuote(record), createdAt: record.createdAt.secondsSince1970,
+            expiresAt: record.expiresAt.secondsSince1970, updatedAt: record.updatedAt.secondsSince1970,
+            acceptedAt: record.acceptedAt?.secondsSince1970, paidAt: record.paidAt?.secondsSince1970,
+            settledAt: record.settledAt?.secondsSince1970, method: record.paidMethod?.rawValue,
+            reference: record.paidReference, receipt: record.receipt != nil,
+            series: record.seriesID.map { PaymentSeriesLink(id: $0.wireString, period: Int64(record.seriesIndex ?? 0)) }
+        )
     }
 }
 

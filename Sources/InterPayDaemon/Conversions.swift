@@ -61,26 +61,24 @@ struct Conversions: Sendable {
         }
     }
 
-    /// The stable JSON form of a quote (the `converted` member of a payment, and `interpay convert`).
-    static func json(_ quote: Quote) -> JSONValue {
-        .object([
-            "amount": .string(quote.converted.formattedAmount), "currency": .string(quote.to.code),
-            "minorUnits": .int(quote.converted.minorUnits), "rate": .string(quote.rate),
-            "ratesUpdatedAt": .int(quote.ratesUpdatedAt.secondsSince1970), "stale": .bool(quote.isStale),
-            "ratesAgeSeconds": .int(quote.ratesAge),
-        ])
+    /// A quote as the control methods answer it (the `converted` member of a payment, and `interpay convert`).
+    static func info(_ quote: Quote) -> ConvertedAmount {
+        ConvertedAmount(
+            conversion: Conversion(
+                amount: quote.converted.formattedAmount, currency: quote.to.code,
+                minorUnits: quote.converted.minorUnits, rate: quote.rate,
+                ratesUpdatedAt: quote.ratesUpdatedAt.secondsSince1970),
+            stale: quote.isStale, ratesAgeSeconds: quote.ratesAge)
     }
 
-    /// The quote stored with an accepted payment, as JSON; nil when none was stored.
-    static func storedQuote(_ record: PaymentRecord) -> JSONValue? {
+    /// The quote stored with an accepted payment; nil when none was stored.
+    static func storedQuote(_ record: PaymentRecord) -> Conversion? {
         guard let code = record.quoteCurrency, let minor = record.quoteMinor, let rate = record.quoteRate,
             let at = record.quoteRatesAt, let currency = try? CurrencyCode(code)
         else { return nil }
-        return .object([
-            "amount": .string(Money(minorUnits: minor, currency: currency).formattedAmount),
-            "currency": .string(code), "minorUnits": .int(minor), "rate": .string(rate),
-            "ratesUpdatedAt": .int(at.secondsSince1970),
-        ])
+        return Conversion(
+            amount: Money(minorUnits: minor, currency: currency).formattedAmount, currency: code, minorUnits: minor,
+            rate: rate, ratesUpdatedAt: at.secondsSince1970)
     }
 }
 

@@ -17,14 +17,6 @@ struct PeerName: Sendable, Hashable {
     /// Whether the peer is paired.
     var paired: Bool
 
-    /// The JSON members `name`, `announcedName` and `trust` of a peer object.
-    var jsonMembers: [String: JSONValue] {
-        [
-            "name": .string(shown), "announcedName": announced.map(JSONValue.string) ?? .null,
-            "trust": .string(paired ? "paired" : "unverified"),
-        ]
-    }
-
     /// Every known peer's name: from the ledger's peers, the live sessions and the trust store.
     static func all(database: AppDatabase, sessions: SessionManager) async throws -> [PeerID: PeerName] {
         var announced: [PeerID: String] = [:]

@@ -116,35 +116,29 @@ struct PeerService: Service {
             .run(sessions.events)
     }
 
+    /// Publishes `{event, at, KEY: value}` to `interpay watch` subscribers.
+    private func publish(_ event: String, at now: JSONValue, _ key: String, _ value: some Encodable) {
+        do {
+            broadcaster.publish(.object(["event": .string(event), "at": now, key: try JSONValue(encoding: value)]))
+        } catch {
+            logger.error("cannot encode an event", metadata: ["event": "\(event)", "error": "\(error)"])
+        }
+    }
+
     /// Engine events go to `interpay watch` subscribers.
     private func followEngine() async {
         for await event in engine.events {
             let now = JSONValue.int(Timestamp.now.secondsSince1970)
             switch event {
-            case .requestReceived(let record):
-                broadcaster.publish(
-                    .object([
-                        "event": "request-received", "at": now,
-                        "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
-                    ]))
-            case .paymentUpdated(let record):
-                broadcaster.publish(
-                    .object([
-                        "event": "payment-updated", "at": now,
-                        "payment": ControlMethods.json(
-                            record, peerName: await name(of: record.peerID), converted: await converted(record)),
-                    ]))
+            case .requestReceived(let record), .paymentUpdated(let record):
+                let payment = ControlMethods.info(
+                    record, peerName: await name(of: record.peerID), converted: await converted(record))
+                let kind = if case .requestReceived = event { "request-received" } else { "payment-updated" }
+                publish(kind, at: now, "payment", payment)
             case .seriesUpdated(let series):
-                broadcaster.publish(
-                    .object([
-                        "event": "series-updated", "at": now,
-                        "series": ControlMethods.json(
-                            SeriesView(
-                                series: series, instances: 0, paid: 0,
-                                peerName: await name(of: series.peerID)?.shown),
-                            now: .now),
-                    ]))
+                let view = SeriesView(
+                    series: series, instances: 0, paid: 0, peerName: await name(of: series.peerID)?.shown)
+                publish("series-updated", at: now, "series", ControlMethods.info(view, now: .now))
             case .delivered:
                 break
             case .peerUp(let info), .peerDown(let info):

@@ -8,14 +8,17 @@ public import InterPayControl
 /// answers, `POST /api/METHOD` with a JSON object of params calls any other method the CLI calls, and
 /// `GET /api/events` streams what `interpay watch` prints, as Server-Sent Events.
 public enum WebApp {
-    /// Methods the web app may call, with whether a plain GET (no params) may call them. `web` (which hands out
-    /// the token) and `export` (which writes a file where the caller says) stay on the control socket.
-    public static let methods: [String: Bool] = [
-        "status": true, "peers": true, "rates": true, "stats": true, "list": true, "history": true,
-        "pair": false, "untrust": false, "rename": false, "send": false, "accept": false, "reject": false,
-        "cancel": false, "paid": false, "received": false, "receipt": false, "show": false, "convert": false,
-        "currency": false,
-    ]
+    /// Methods the web app may call, with whether a plain GET (no params) may call them: those of
+    /// `ControlAPI.methods` whose `webAccess` allows it. `web` (which hands out the token) and `export` (which writes
+    /// a file where the caller says) stay on the control socket.
+    public static let methods: [String: Bool] = Dictionary(
+        uniqueKeysWithValues: ControlAPI.methods.compactMap { method in
+            switch method.webAccess {
+            case .get: (method.name, true)
+            case .post: (method.name, false)
+            case .none: nil
+            }
+        })
 
     /// Largest request body read, in bytes.
     public static let maxBodySize = 64 * 1024

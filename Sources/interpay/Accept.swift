@@ -13,6 +13,7 @@ struct Accept: AsyncParsableCommand {
     @OptionGroup var target: PaymentArgument
 
     func run() async throws {
-        try await PaymentDecisionCommand.run("accept", ["payment": .string(target.payment)], global: global)
+        try await PaymentDecisionCommand.run(
+            ControlAPI.accept, PaymentParams(payment: target.payment), global: global)
     }
 }

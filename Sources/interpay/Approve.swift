@@ -19,8 +19,6 @@ struct Approve: AsyncParsableCommand {
     var max: String?
 
     func run() async throws {
-        var params: [String: JSONValue] = ["series": .string(series)]
-        if let max { params["max"] = .string(max) }
-        try await SeriesCommand.run("approve", params, global: global)
+        try await SeriesCommand.run(ControlAPI.approve, SeriesParams(series: series, max: max), global: global)
     }
 }

@@ -11,6 +11,7 @@ struct Cancel: AsyncParsableCommand {
     @OptionGroup var target: PaymentArgument
 
     func run() async throws {
-        try await PaymentDecisionCommand.run("cancel", ["payment": .string(target.payment)], global: global)
+        try await PaymentDecisionCommand.run(
+            ControlAPI.cancel, PaymentParams(payment: target.payment), global: global)
     }
 }

@@ -30,17 +30,15 @@ struct Convert: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await global.call(
-            "convert", ["amount": .string(amount), "from": .string(from), "to": .string(to)])
-        global.output(result) {
-            let source = result.field("from")
-            let stale = result.field("stale") == .bool(true) ? " (stale: the source could not be reached)" : ""
+        let reply = try await global.call(ControlAPI.convert, ConvertParams(amount: amount, from: from, to: to))
+        global.output(reply) { result in
+            let stale = result.stale ? " (stale: the source could not be reached)" : ""
             print(
-                "\(source?.string("amount") ?? amount) \(source?.string("currency") ?? from.uppercased()) = "
-                    + "\(result.string("amount")) \(result.string("currency"))")
+                "\(result.from?.amount.printable ?? amount) \(result.from?.currency.printable ?? from.uppercased()) = "
+                    + "\(result.conversion.amount.printable) \(result.conversion.currency.printable)")
             print(
-                "rate \(result.string("rate")), rates of "
-                    + "\(Formatting.localTime(result.field("ratesUpdatedAt")?.integer))\(stale)")
+                "rate \(result.conversion.rate.printable), rates of "
+                    + "\(Formatting.localTime(result.conversion.ratesUpdatedAt))\(stale)")
         }
     }
 }

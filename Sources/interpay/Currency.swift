@@ -26,13 +26,10 @@ struct Currency: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = [:]
-        if let code { params["currency"] = .string(code) }
-        if clear { params["clear"] = .bool(true) }
-        let result = try await global.call("currency", params)
-        global.output(result) {
-            let source = result.string("source")
-            guard let currency = result["currency"]?.stringValue else {
+        let params = CurrencyParams(currency: code, clear: clear ? true : nil)
+        global.output(try await global.call(ControlAPI.currency, params)) { result in
+            let source = result.source
+            guard let currency = result.currency?.printable else {
                 print("No preferred currency: amounts are shown as they are.")
                 return
             }

@@ -15,8 +15,7 @@ struct Decline: AsyncParsableCommand {
     var reason: String?
 
     func run() async throws {
-        var params: [String: JSONValue] = ["series": .string(series)]
-        if let reason { params["reason"] = .string(reason) }
-        try await SeriesCommand.run("decline", params, global: global)
+        try await SeriesCommand.run(
+            ControlAPI.decline, SeriesParams(series: series, reason: reason), global: global)
     }
 }

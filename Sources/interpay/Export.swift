@@ -56,12 +56,10 @@ struct Export: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = [:]
-        if let from, let time = Self.time(from, endOfDay: false) { params["from"] = .int(time.secondsSince1970) }
-        if let to, let time = Self.time(to, endOfDay: true) { params["to"] = .int(time.secondsSince1970) }
-        if let state { params["state"] = .string(state) }
-        let result = try await global.call("export", params)
-        let rows = (result.field("payments")?.items ?? []).map(Self.row)
+        let params = ExportParams(
+            from: from.flatMap { Self.time($0, endOfDay: false) }?.secondsSince1970,
+            to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: state)
+        let rows = try await global.call(ControlAPI.export, params).value.payments.map(Self.row)
         if format == "json" {
             let objects = rows.map { row in
                 JSONValue.object(
@@ -77,24 +75,18 @@ struct Export: AsyncParsableCommand {
     }
 
     /// One payment's cells, in `columns` order; nil for an empty cell.
-    static func row(_ payment: JSONValue) -> [String?] {
-        func time(_ key: String) -> String? {
-            payment.field(key)?.integer.map { ISO8601Time.format(Timestamp(secondsSince1970: $0)) }
+    /// Raw strings: the export is data for other programs, not text for a terminal.
+    static func row(_ payment: PaymentInfo) -> [String?] {
+        func time(_ seconds: Int64?) -> String? {
+            seconds.map { ISO8601Time.format(Timestamp(secondsSince1970: $0)) }
         }
-        // Raw strings: the export is data for other programs, not text for a terminal.
-        func text(_ key: String) -> String? { payment.field(key)?.stringValue }
-        let quote = payment.field("quote")?.objectValue != nil ? payment.field("quote") : nil
-        let peer = payment.field("peer")
+        let quote = payment.quote
         return [
-            text("id"), text("direction"), peer?.field("id")?.stringValue, peer?.field("name")?.stringValue,
-            text("amount"),
-            text("currency"), text("memo"), text("category"), text("state"),
-            payment.field("confirmed") == .bool(true) ? "true" : "false", time("createdAt"), time("expiresAt"),
-            time("acceptedAt"), time("paidAt"), time("settledAt"), text("method"), text("reference"),
-            quote?.field("amount")?.stringValue, quote?.field("currency")?.stringValue,
-            quote?.field("rate")?.stringValue,
-            quote?.field("ratesUpdatedAt")?.integer.map { ISO8601Time.format(Timestamp(secondsSince1970: $0)) },
-            payment.field("receipt") == .bool(true) ? "true" : "false",
+            payment.id, payment.direction, payment.peer.id, payment.peer.name, payment.amount, payment.currency,
+            payment.memo, payment.category, payment.state, String(payment.confirmed), time(payment.createdAt),
+            time(payment.expiresAt), time(payment.acceptedAt), time(payment.paidAt), time(payment.settledAt),
+            payment.method, payment.reference, quote?.amount, quote?.currency, quote?.rate,
+            time(quote?.ratesUpdatedAt), String(payment.receipt),
         ]
     }
 

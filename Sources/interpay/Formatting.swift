@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import InterPayControl
+import InterPayCore
 
 /// Human formats shared by the subcommands.
 enum Formatting {
@@ -19,55 +20,66 @@ enum Formatting {
     /// `12.50 MXN`, with the amount in the preferred currency when the daemon gave one: the quote stored when the
     /// payment was accepted, `12.50 MXN (= 0.62 EUR when accepted)`, else the current conversion,
     /// `12.50 MXN (≈ 0.62 EUR)` (`, stale rates` when the rates could not be refreshed).
-    static func amount(_ payment: JSONValue) -> String {
-        var text = "\(payment.string("amount")) \(payment.string("currency"))"
-        if let quote = payment.field("quote"), let amount = quote.field("amount")?.text {
-            text += " (= \(amount) \(quote.string("currency")) when accepted)"
-        } else if let converted = payment.field("converted"), let amount = converted.field("amount")?.text {
-            let stale = converted.field("stale") == .bool(true) ? ", stale rates" : ""
-            text += " (≈ \(amount) \(converted.string("currency"))\(stale))"
+    static func amount(_ payment: PaymentInfo) -> String {
+        var text = "\(payment.amount.printable) \(payment.currency.printable)"
+        if let quote = payment.quote {
+            text += " (= \(quote.amount.printable) \(quote.currency.printable) when accepted)"
+        } else if let converted = payment.converted {
+            let stale = converted.stale ? ", stale rates" : ""
+            let conversion = converted.conversion
+            text += " (≈ \(conversion.amount.printable) \(conversion.currency.printable)\(stale))"
         }
         return text
     }
 
     /// `in from bob` / `out to alice`, flagged `[unverified]` when the peer is not paired.
-    static func counterparty(_ payment: JSONValue) -> String {
+    static func counterparty(_ payment: PaymentInfo) -> String {
         let name = peerName(payment)
-        return payment.string("direction") == "in" ? "from \(name)" : "to \(name)"
+        return payment.direction == "in" ? "from \(name)" : "to \(name)"
     }
 
     /// The payment's peer by name; unless it is paired (`interpay pair`), with its short ID and flagged
     /// `[unverified]`, since anyone can announce any name.
-    static func peerName(_ payment: JSONValue) -> String {
-        let peer = payment.field("peer")
-        let name = peer?.string("name", "?") ?? "?"
-        if peer?.string("trust") == "paired" { return name + announced(peer) }
-        return "\(name) (\(peer?.string("shortID", "?") ?? "?")) [unverified]"
+    static func peerName(_ payment: PaymentInfo) -> String {
+        let peer = payment.peer
+        let name = peer.name?.printable ?? "?"
+        if peer.trust == "paired" { return name + announced(peer.announcedName) }
+        return "\(name) (\(peer.shortID.printable)) [unverified]"
     }
 
     /// ` (announces "X") [name changed]` when a paired peer announces a name other than the one kept for it.
-    static func announced(_ peer: JSONValue?) -> String {
-        guard let other = peer?.field("announcedName")?.text else { return "" }
-        return " (announces \"\(other)\") [name changed]"
+    static func announced(_ other: String?) -> String {
+        guard let other else { return "" }
+        return " (announces \"\(other.printable)\") [name changed]"
     }
 
     /// The state, with "(awaiting payee)" for an unconfirmed payer decision and the reason code when an action lost.
-    static func state(_ payment: JSONValue) -> String {
-        var text = payment.string("state")
-        if payment.field("confirmed") == .bool(false) { text += " (awaiting payee)" }
-        if let code = payment.field("reasonCode")?.text { text += " [\(code)]" }
+    static func state(_ payment: PaymentInfo) -> String {
+        var text = payment.state.printable
+        if !payment.confirmed { text += " (awaiting payee)" }
+        if let code = payment.reasonCode { text += " [\(code.printable)]" }
         return text
     }
 
     /// A table of payments: ID prefix, direction, peer, amount, state, memo, created.
-    static func paymentTable(_ payments: [JSONValue]) {
+    static func paymentTable(_ payments: [PaymentInfo]) {
         var table = Table("ID", "DIR", "PEER", "AMOUNT", "STATE", "CREATED", "MEMO")
         for payment in payments {
             table.add(
-                String(payment.string("id").prefix(8)), payment.string("direction"),
-                peerName(payment), amount(payment), state(payment),
-                localTime(payment.field("createdAt")?.integer), payment.string("memo"))
+                shortID(payment.id), payment.direction.printable, peerName(payment), amount(payment), state(payment),
+                localTime(payment.createdAt), payment.memo.printable)
         }
         table.print()
     }
+
+    /// The first 8 characters of a payment or series ID, as tables show it.
+    static func shortID(_ id: String) -> String {
+        String(id.printable.prefix(8))
+    }
+}
+
+extension String {
+    /// The text, safe to print: control characters (which a peer's name, memo or reason could carry to make the
+    /// terminal hide or rewrite text) are escaped (`SafeText`). `--json` output is JSON-escaped instead.
+    var printable: String { SafeText.escaped(self) }
 }

@@ -21,21 +21,28 @@ struct GlobalOptions: ParsableArguments {
         ControlSocketPath.resolve(explicit: socket, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Calls a method on the daemon, turning failures into CLI errors with exit codes.
-    func call(_ method: String, _ params: [String: JSONValue] = [:]) async throws(CLIError) -> JSONValue {
+    /// Calls a control method on the daemon, turning failures into CLI errors with exit codes.
+    func call<Params, Result>(
+        _ method: ControlMethod<Params, Result>, _ params: Params
+    ) async throws(CLIError) -> ControlReply<Result> {
         do {
-            return try await ControlClient(path: socketPath).call(method, params: .object(params))
+            return try await ControlClient(path: socketPath).call(method, params)
         } catch {
             throw CLIError(error, socketPath: socketPath)
         }
     }
 
-    /// Prints `value` as JSON (with `--json`) or runs `human`.
-    func output(_ value: JSONValue, human: () -> Void) {
+    /// Calls a control method that takes no params.
+    func call<Result>(_ method: ControlMethod<NoParams, Result>) async throws(CLIError) -> ControlReply<Result> {
+        try await call(method, NoParams())
+    }
+
+    /// Prints the reply's JSON as received (with `--json`) or runs `human` with its typed value.
+    func output<Value>(_ reply: ControlReply<Value>, human: (Value) -> Void) {
         if json {
-            print(value.jsonText)
+            print(reply.json.jsonText)
         } else {
-            human()
+            human(reply.value)
         }
     }
 }

@@ -12,7 +12,7 @@ struct History: AsyncParsableCommand {
     var limit: Int = 50
 
     func run() async throws {
-        let result = try await global.call("history", ["limit": .int(Int64(limit))])
-        global.output(result) { Formatting.paymentTable(result.field("payments")?.items ?? []) }
+        let reply = try await global.call(ControlAPI.history, ListParams(limit: Int64(limit)))
+        global.output(reply) { Formatting.paymentTable($0.payments) }
     }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import InterPayControl
 import InterPayCore
 
+/// Reading the events `interpay watch` prints, whose envelope is not one of the control methods' typed answers.
 extension JSONValue {
     /// The member `key` of an object.
     func field(_ key: String) -> JSONValue? {
@@ -24,11 +25,6 @@ extension JSONValue {
     /// An integer.
     var integer: Int64? {
         if case .int(let int) = self { int } else { nil }
-    }
-
-    /// The elements of an array (empty for anything else).
-    var items: [JSONValue] {
-        if case .array(let items) = self { items } else { [] }
     }
 
     /// Text of member `key`, or `fallback`.

@@ -28,15 +28,11 @@ struct List: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = [:]
-        if let state { params["state"] = .string(state) }
-        if let direction { params["direction"] = .string(direction) }
-        if let peer { params["peer"] = .string(peer) }
-        params["limit"] = .int(Int64(limit))
-        let result = try await global.call("list", params)
+        let params = ListParams(state: state, direction: direction, peer: peer, limit: Int64(limit))
+        let reply = try await global.call(ControlAPI.list, params)
         let offers = global.json ? [] : await waitingOffers()
-        global.output(result) {
-            Formatting.paymentTable(result.field("payments")?.items ?? [])
+        global.output(reply) { result in
+            Formatting.paymentTable(result.payments)
             if !offers.isEmpty {
                 print("")
                 print(
@@ -48,11 +44,10 @@ struct List: AsyncParsableCommand {
     }
 
     /// The subscriptions offered to us that wait for an answer, shown under the payments.
-    private func waitingOffers() async -> [JSONValue] {
+    private func waitingOffers() async -> [SeriesInfo] {
         do {
-            let result = try await global.call("subscriptions")
-            return (result.field("series")?.items ?? []).filter {
-                $0.string("direction") == "in" && $0.string("state") == "offered"
+            return try await global.call(ControlAPI.subscriptions).value.series.filter {
+                $0.direction == "in" && $0.state == "offered"
             }
         } catch {
             // Only a footer: the payments were listed, and a daemon without subscriptions has none to show.

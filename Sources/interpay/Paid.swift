@@ -30,9 +30,8 @@ struct Paid: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = ["payment": .string(target.payment)]
-        if let method { params["method"] = .string(method) }
-        if let reference { params["reference"] = .string(reference) }
-        try await PaymentDecisionCommand.run("paid", params, global: global)
+        try await PaymentDecisionCommand.run(
+            ControlAPI.paid, PaymentParams(payment: target.payment, method: method, reference: reference),
+            global: global)
     }
 }

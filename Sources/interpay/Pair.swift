@@ -38,32 +38,29 @@ struct Pair: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = ["peer": .string(peer)]
-        if let code { params["code"] = .string(code) }
-        let result = try await global.call("pair", params)
-        global.output(result) {
-            let name = result.field("peer")?.string("name", peer) ?? peer
-            let trust = result.field("trust")
+        global.output(try await global.call(ControlAPI.pair, PairParams(peer: peer, code: code))) { result in
+            let name = result.peer.name.printable
+            let trust = result.trust
             if code != nil {
-                print("Paired with \(name) (\(result.field("peer")?.string("id") ?? "")).")
+                print("Paired with \(name) (\(result.peer.id.printable)).")
                 return
             }
-            switch trust?.string("pairing") {
+            switch trust.pairing {
             case "code":
-                let digits = trust?.string("code") ?? ""
+                let digits = trust.code?.printable ?? ""
                 print("Verification code for \(name): \(Self.grouped(digits))")
                 print("Check that \(name) shows the same code, then run: interpay pair \(peer) --code <its code>")
-                print("The code is valid until \(Formatting.localTime(trust?.field("until")?.integer)).")
+                print("The code is valid until \(Formatting.localTime(trust.until)).")
             case "locked":
                 print(
-                    "Pairing with \(name) is locked until \(Formatting.localTime(trust?.field("until")?.integer)).")
+                    "Pairing with \(name) is locked until \(Formatting.localTime(trust.until)).")
             case "exchanging":
                 print("Pairing with \(name) is in progress; the code appears in 'interpay watch' and 'interpay peers'.")
             default:
-                let me = result.field("me")?.string("shortID") ?? ""
+                let me = result.me?.shortID.printable ?? ""
                 print("Waiting for the peer's user to run: interpay pair \(me)")
                 print(
-                    "The attempt lasts until \(Formatting.localTime(trust?.field("until")?.integer)); the code "
+                    "The attempt lasts until \(Formatting.localTime(trust.until)); the code "
                         + "appears in 'interpay watch' and 'interpay peers'.")
             }
         }
@@ -75,11 +72,10 @@ struct Pair: AsyncParsableCommand {
     }
 
     /// The TRUST column of `peers`: `paired`, `unverified`, or the pairing in progress.
-    static func describe(trust: JSONValue?) -> String {
-        guard let trust else { return "-" }
-        let state = trust.string("state", "unverified")
-        switch trust.string("pairing") {
-        case "code": return "\(state), code \(grouped(trust.string("code")))"
+    static func describe(trust: TrustInfo) -> String {
+        let state = trust.state.printable
+        switch trust.pairing {
+        case "code": return "\(state), code \(grouped(trust.code?.printable ?? ""))"
         case "waiting": return "\(state), pairing: waiting for the peer's user"
         case "exchanging": return "\(state), pairing"
         case "requested": return "\(state), wants to pair"

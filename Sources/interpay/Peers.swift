@@ -8,22 +8,20 @@ struct Peers: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let peers = try await global.call("peers")
-        global.output(peers) {
+        global.output(try await global.call(ControlAPI.peers)) { peers in
             var table = Table("NAME", "ID", "ADDRESS", "SESSION", "TRUST", "LAST SEEN")
-            for peer in peers.field("peers")?.items ?? [] {
+            for peer in peers.peers {
                 table.add(
-                    peer.string("name", "?") + Formatting.announced(peer), peer.string("shortID"),
-                    peer.string("address", "-"),
-                    peer.string("session"), Pair.describe(trust: peer.field("trust")),
-                    Formatting.localTime(peer.field("lastSeen")?.integer))
+                    peer.name.printable + Formatting.announced(peer.announcedName), peer.shortID.printable,
+                    peer.address?.printable ?? "-", peer.session.printable, Pair.describe(trust: peer.trust),
+                    Formatting.localTime(peer.lastSeen))
             }
             table.print()
-            for item in peers.field("static")?.items ?? [] {
-                guard let refused = item.field("refusedID")?.text else { continue }
-                let expected = item.string("peerID", "?")
+            for item in peers.static {
+                guard let refused = item.refusedID?.printable else { continue }
+                let expected = item.peerID?.printable ?? "?"
                 print(
-                    "static peer \(item.string("address")): a different key (\(refused.prefix(7))) was refused; it "
+                    "static peer \(item.address.printable): a different key (\(refused.prefix(7))) was refused; it "
                         + "expects \(expected.prefix(7)). If that peer's key really changed: interpay untrust "
                         + "\(expected.prefix(7))")
             }

@@ -21,26 +21,22 @@ struct Rates: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = [:]
-        if let base { params["base"] = .string(base) }
-        let result = try await global.call("rates", params)
-        global.output(result) {
-            let rates = result.field("rates")?.objectValue ?? [:]
+        global.output(try await global.call(ControlAPI.rates, RatesParams(base: base))) { result in
+            let rates = result.rates
             var table = Table("FIELD", "VALUE")
-            table.add("base", result.string("base"))
-            table.add("source", result.string("source"))
-            table.add("updated", Formatting.localTime(result.field("updatedAt")?.integer))
-            table.add("next update", Formatting.localTime(result.field("nextUpdateAt")?.integer))
-            table.add("age", "\(result.string("ageSeconds")) s")
-            let stale = result.field("stale") == .bool(true)
-            table.add(
-                "status", stale ? "stale: \(result.string("staleReason", "the source could not be reached"))" : "fresh")
+            table.add("base", result.base.printable)
+            table.add("source", result.source.printable)
+            table.add("updated", Formatting.localTime(result.updatedAt))
+            table.add("next update", Formatting.localTime(result.nextUpdateAt))
+            table.add("age", "\(result.ageSeconds) s")
+            let reason = result.staleReason?.printable ?? "the source could not be reached"
+            table.add("status", result.stale ? "stale: \(reason)" : "fresh")
             table.add("currencies", "\(rates.count)")
             table.print()
             if all {
                 print("")
                 var list = Table("CURRENCY", "RATE")
-                for (code, rate) in rates.sorted(by: { $0.key < $1.key }) { list.add(code, rate.text ?? "?") }
+                for (code, rate) in rates.sorted(by: { $0.key < $1.key }) { list.add(code.printable, rate.printable) }
                 list.print()
             }
         }

@@ -28,9 +28,9 @@ struct ReceiptCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await global.call("receipt", ["payment": .string(target.payment)])
+        let result = try await global.call(ControlAPI.receipt, PaymentParams(payment: target.payment))
         // The receipt's own text, unescaped: it is written out byte for byte as the payee signed it.
-        let text = result.field("receipt")?.stringValue ?? ""
+        let text = result.value.receipt
         let output: String
         if format == "json" {
             output = text + "\n"

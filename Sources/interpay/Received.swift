@@ -14,6 +14,7 @@ struct Received: AsyncParsableCommand {
     @OptionGroup var target: PaymentArgument
 
     func run() async throws {
-        try await PaymentDecisionCommand.run("received", ["payment": .string(target.payment)], global: global)
+        try await PaymentDecisionCommand.run(
+            ControlAPI.received, PaymentParams(payment: target.payment), global: global)
     }
 }

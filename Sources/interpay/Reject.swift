@@ -20,8 +20,7 @@ struct Reject: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = ["payment": .string(target.payment)]
-        if let reason { params["reason"] = .string(reason) }
-        try await PaymentDecisionCommand.run("reject", params, global: global)
+        try await PaymentDecisionCommand.run(
+            ControlAPI.reject, PaymentParams(payment: target.payment, reason: reason), global: global)
     }
 }

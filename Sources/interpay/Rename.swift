@@ -21,9 +21,8 @@ struct Rename: AsyncParsableCommand {
     var name: String
 
     func run() async throws {
-        let result = try await global.call("rename", ["peer": .string(peer), "name": .string(name)])
-        global.output(result) {
-            print("\(result.string("shortID")) is now shown as \(result.string("name")).")
+        global.output(try await global.call(ControlAPI.rename, RenameParams(peer: peer, name: name))) { result in
+            print("\(result.shortID.printable) is now shown as \(result.name.printable).")
         }
     }
 }

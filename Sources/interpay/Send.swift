@@ -60,28 +60,25 @@ struct Send: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = [
-            "peer": .string(peer), "amount": .string(amount), "currency": .string(currency.uppercased()),
-            "memo": .string(memo), "expiresInSeconds": .int(DurationText.seconds(expires) ?? 900),
-        ]
-        if let category { params["category"] = .string(category) }
-        params["idempotencyKey"] = .string(idempotencyKey ?? UUID().uuidString.lowercased())
-        let payment = try await callRetrying(params)
-        global.output(payment) {
-            print(payment.string("id"))
+        let params = SendParams(
+            peer: peer, amount: amount, currency: currency.uppercased(), memo: memo, category: category,
+            expiresInSeconds: DurationText.seconds(expires) ?? 900,
+            idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
+        global.output(try await callRetrying(params)) { payment in
+            print(payment.id.printable)
         }
     }
 
     /// Sends, and when the connection is lost after the request went out (no answer came), sends again with the
     /// same key for up to 10 s: the daemon may have committed the payment before it went away.
-    private func callRetrying(_ params: [String: JSONValue]) async throws -> JSONValue {
+    private func callRetrying(_ params: SendParams) async throws -> ControlReply<PaymentInfo> {
         let client = ControlClient(path: global.socketPath)
         let deadline = ContinuousClock.now + .seconds(10)
         var delay = Duration.milliseconds(250)
         var sent = false
         while true {
             do {
-                return try await client.call("send", params: .object(params))
+                return try await client.call(ControlAPI.send, params)
             } catch {
                 // Retry once the request may have reached the daemon: after a lost answer, and while the daemon
                 // restarts after one; a daemon that was never reached fails at once.

@@ -26,15 +26,13 @@ struct Stats: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await global.call("stats", ["period": .string(period), "by": .string(by)])
-        global.output(result) {
+        global.output(try await global.call(ControlAPI.stats, StatsParams(period: period, by: by))) { result in
             var table = Table(
                 by.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
-            for row in result.field("rows")?.items ?? [] {
+            for row in result.rows {
                 table.add(
-                    row.string("group", "-"), row.string("direction"), row.string("currency"), row.string("count"),
-                    row.string("total"), row.string("average"), row.string("settledCount", "0"),
-                    row.string("settledTotal", "-"))
+                    row.group?.printable ?? "-", row.direction.printable, row.currency.printable, String(row.count),
+                    row.total.printable, row.average.printable, String(row.settledCount), row.settledTotal.printable)
             }
             table.print()
         }

@@ -10,15 +10,8 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let answer = try await global.call("status")
         // The typed answer the daemon and the web app share (`DaemonStatus`); --json prints it as received.
-        let status: DaemonStatus
-        do {
-            status = try answer.decode(DaemonStatus.self)
-        } catch {
-            throw CLIError(message: "the daemon's status answer is not understood: \(error)", exitCode: 1)
-        }
-        global.output(answer) {
+        global.output(try await global.call(ControlAPI.status)) { status in
             var table = Table("FIELD", "VALUE")
             table.add("name", SafeText.escaped(status.name))
             table.add("id", status.id)

@@ -67,16 +67,11 @@ struct Subscribe: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var params: [String: JSONValue] = [
-            "peer": .string(peer), "amount": .string(amount), "currency": .string(currency.uppercased()),
-            "every": .string(every), "memo": .string(memo),
-        ]
-        if let category { params["category"] = .string(category) }
-        if let count { params["count"] = .int(Int64(count)) }
-        if let start { params["start"] = .string(start) }
-        let series = try await global.call("offer", params)
-        global.output(series) {
-            print(series.string("id"))
+        let params = OfferParams(
+            peer: peer, amount: amount, currency: currency.uppercased(), every: every, count: count.map { Int64($0) },
+            start: start, memo: memo, category: category)
+        global.output(try await global.call(ControlAPI.offer, params)) { series in
+            print(series.id.printable)
         }
     }
 }

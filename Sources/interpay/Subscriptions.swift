@@ -9,42 +9,42 @@ struct Subscriptions: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let result = try await global.call("subscriptions")
-        global.output(result) {
-            SeriesCommand.table(result.field("series")?.items ?? [])
-        }
+        global.output(try await global.call(ControlAPI.subscriptions)) { SeriesCommand.table($0.series) }
     }
 }
 
 /// What the series subcommands share.
 enum SeriesCommand {
     /// Calls `method` and prints the series as it is now.
-    static func run(_ method: String, _ params: [String: JSONValue], global: GlobalOptions) async throws {
-        let series = try await global.call(method, params)
-        global.output(series) {
-            var line = "\(String(series.string("id").prefix(8))): \(series.string("state"))"
-            if let cap = series.field("cap")?.text { line += ", cap \(cap) \(series.string("currency"))" }
-            if series.field("delivered") == .bool(false) { line += " (the peer has not received it yet)" }
+    static func run(
+        _ method: ControlMethod<SeriesParams, SeriesInfo>, _ params: SeriesParams, global: GlobalOptions
+    ) async throws {
+        global.output(try await global.call(method, params)) { series in
+            var line = "\(Formatting.shortID(series.id)): \(series.state.printable)"
+            if let cap = series.cap?.printable { line += ", cap \(cap) \(series.currency.printable)" }
+            if !series.delivered { line += " (the peer has not received it yet)" }
             print(line)
         }
     }
 
     /// A table of series: ID prefix, direction, peer, amount, every, state, cap, next due, requested/paid, memo.
-    static func table(_ rows: [JSONValue]) {
+    static func table(_ rows: [SeriesInfo]) {
         var table = Table("ID", "DIR", "PEER", "AMOUNT", "EVERY", "STATE", "CAP", "NEXT DUE", "PAID", "MEMO")
         for series in rows {
-            let peer = series.field("peer")
-            let name = peer?.string("name", "") ?? ""
-            let count = series.field("count")?.integer.map { "/\($0)" } ?? ""
+            let count = series.count.map { "/\($0)" } ?? ""
             table.add(
-                String(series.string("id").prefix(8)), series.string("direction"),
-                name.isEmpty ? peer?.string("shortID", "?") ?? "?" : name,
-                "\(series.string("amount")) \(series.string("currency"))",
-                series.field("periodSeconds")?.integer.map { "\($0)s (fixed)" } ?? series.string("every"),
-                series.string("state"), series.field("cap")?.text ?? "-",
-                Formatting.localTime(series.field("nextDue")?.integer),
-                "\(series.string("paid"))/\(series.string("instances"))\(count)", series.string("memo"))
+                Formatting.shortID(series.id), series.direction.printable, SeriesCommand.peer(series),
+                "\(series.amount.printable) \(series.currency.printable)",
+                series.periodSeconds.map { "\($0)s (fixed)" } ?? series.every.printable,
+                series.state.printable, series.cap?.printable ?? "-", Formatting.localTime(series.nextDue),
+                "\(series.paid)/\(series.instances)\(count)", series.memo.printable)
         }
         table.print()
+    }
+
+    /// The series' peer by name, else by short ID.
+    static func peer(_ series: SeriesInfo) -> String {
+        let name = series.peer.name?.printable ?? ""
+        return name.isEmpty ? series.peer.shortID.printable : name
     }
 }

@@ -19,8 +19,7 @@ struct Unsubscribe: AsyncParsableCommand {
     var reason: String?
 
     func run() async throws {
-        var params: [String: JSONValue] = ["series": .string(series)]
-        if let reason { params["reason"] = .string(reason) }
-        try await SeriesCommand.run("unsubscribe", params, global: global)
+        try await SeriesCommand.run(
+            ControlAPI.unsubscribe, SeriesParams(series: series, reason: reason), global: global)
     }
 }

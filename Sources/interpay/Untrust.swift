@@ -17,13 +17,12 @@ struct Untrust: AsyncParsableCommand {
     var peer: String
 
     func run() async throws {
-        let result = try await global.call("untrust", ["peer": .string(peer)])
-        global.output(result) {
+        global.output(try await global.call(ControlAPI.untrust, PeerParams(peer: peer))) { result in
             var done: [String] = []
-            if result.field("untrusted") == .bool(true) { done.append("is no longer paired") }
-            let addresses = result.field("unpinned")?.items.compactMap(\.text) ?? []
+            if result.untrusted { done.append("is no longer paired") }
+            let addresses = result.unpinned.map(\.printable)
             if !addresses.isEmpty { done.append("is no longer pinned at \(addresses.joined(separator: ", "))") }
-            print("\(peer) (\(result.string("shortID"))) \(done.joined(separator: " and ")).")
+            print("\(peer) (\(result.shortID.printable)) \(done.joined(separator: " and ")).")
         }
     }
 }

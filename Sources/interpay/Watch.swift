@@ -30,15 +30,18 @@ struct Watch: AsyncParsableCommand {
     /// One human line for an event.
     static func describe(_ event: JSONValue) -> String {
         let time = Formatting.localTime(event.field("at")?.integer)
-        let payment = event.field("payment")
+        // A payment or series the event carries, in the control methods' form; nil when it has none (or one this
+        // version cannot read, which is then printed as JSON).
+        let payment = try? event.field("payment")?.decode(PaymentInfo.self)
+        let series = try? event.field("series")?.decode(SeriesInfo.self)
         switch event.string("event") {
         case "request-received":
             guard let payment else { break }
-            return "\(time)  request  \(String(payment.string("id").prefix(8)))  \(Formatting.counterparty(payment)) "
-                + "asks you to pay \(Formatting.amount(payment))  \"\(payment.string("memo"))\""
+            return "\(time)  request  \(Formatting.shortID(payment.id))  \(Formatting.counterparty(payment)) "
+                + "asks you to pay \(Formatting.amount(payment))  \"\(payment.memo.printable)\""
         case "payment-updated":
             guard let payment else { break }
-            return "\(time)  \(Formatting.state(payment))  \(String(payment.string("id").prefix(8)))  "
+            return "\(time)  \(Formatting.state(payment))  \(Formatting.shortID(payment.id))  "
                 + "\(Formatting.counterparty(payment))  \(Formatting.amount(payment))"
         case "pairing-requested":
             let peer = event.field("peer")
@@ -67,17 +70,15 @@ struct Watch: AsyncParsableCommand {
             return "\(time)  pairing locked  \(peer?.string("name", "?") ?? "?")  until "
                 + Formatting.localTime(event.field("lockedUntil")?.integer)
         case "series-updated":
-            guard let series = event.field("series") else { break }
-            let peer = series.field("peer")
-            let name = peer?.string("name", "") ?? ""
-            let who = name.isEmpty ? peer?.string("shortID", "?") ?? "?" : name
-            let state = series.string("state")
+            guard let series else { break }
+            let who = SeriesCommand.peer(series)
+            let id = Formatting.shortID(series.id)
             let what =
-                state == "offered" && series.string("direction") == "in"
-                ? "series offered  \(String(series.string("id").prefix(8)))  \(who) offers a subscription"
-                : "series \(state)  \(String(series.string("id").prefix(8)))  \(series.string("direction") == "in" ? "from" : "to") \(who)"
-            return "\(time)  \(what): \(series.string("amount")) \(series.string("currency")) every "
-                + "\(series.string("every"))  \"\(series.string("memo"))\""
+                series.state == "offered" && series.direction == "in"
+                ? "series offered  \(id)  \(who) offers a subscription"
+                : "series \(series.state.printable)  \(id)  \(series.direction == "in" ? "from" : "to") \(who)"
+            return "\(time)  \(what): \(series.amount.printable) \(series.currency.printable) every "
+                + "\(series.every.printable)  \"\(series.memo.printable)\""
         case "peer-up", "peer-down":
             let peer = event.field("peer")
             return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  "

@@ -23,9 +23,9 @@ struct Web: AsyncParsableCommand {
     var noOpen = false
 
     func run() async throws {
-        let web = try await global.call("web")
-        let url = web.string("url", "")
-        global.output(web) { print(url) }
+        let web = try await global.call(ControlAPI.web)
+        let url = web.value.url.printable
+        global.output(web) { _ in print(url) }
         let environment = ProcessInfo.processInfo.environment
         let display = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
         guard display, !noOpen, !url.isEmpty else { return }

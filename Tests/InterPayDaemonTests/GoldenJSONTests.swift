@@ -7,57 +7,201 @@ import Testing
 @testable import InterPayDaemon
 
 /// The JSON the CLI prints with `--json` and the web app reads under `/api/`: field names pinned as the README
-/// documents them. A change here is a change of the contract.
+/// documents them, through the same encoding the daemon answers with (`ControlMethod.encodeResult(_:)`). A change here
+/// is a change of the contract.
 @Suite("Golden JSON of the control methods")
 struct GoldenJSONTests {
+    /// The wire text of `result` as `method` answers it.
+    private func wire<Params, Result>(_ method: ControlMethod<Params, Result>, _ result: Result) throws -> String {
+        try method.encodeResult(result).jsonText
+    }
+
+    /// The members of `result` as `method` answers it, and the result read back (it must round-trip).
+    private func members<Params, Result: Equatable>(
+        _ method: ControlMethod<Params, Result>, _ result: Result
+    ) throws -> [String: JSONValue] {
+        let json = try method.encodeResult(result)
+        #expect(try json.decode(Result.self) == result)
+        return try #require(json.objectValue)
+    }
+
+    private static let alice = try? PeerID(bytes: [UInt8](repeating: 0x11, count: 32))
+    private static let bob = try? PeerID(bytes: [UInt8](repeating: 0x22, count: 32))
+    private static let created = Timestamp(secondsSince1970: 1_700_000_000)
+
+    private func paymentRecord() throws -> PaymentRecord {
+        let request = try PaymentRequest(
+            id: try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000001")),
+            payee: try #require(Self.alice), payer: try #require(Self.bob),
+            amount: Money(minorUnits: 1_250, currency: CurrencyCode("MXN")), memo: "tacos", category: "food",
+            createdAt: Self.created, expiresAt: Self.created.adding(seconds: 900))
+        return PaymentRecord(request: request, role: .payee, state: .pending, confirmed: true, now: Self.created)
+    }
+
     @Test("status")
     func status() throws {
         let status = DaemonStatus(
             name: "alice", id: "ABCD", shortID: "AB", port: 7420, version: "0.1.0", uptimeSeconds: 5,
             discovery: "registered", sessions: 1, webPort: 7780, currency: "EUR")
         #expect(
-            status.jsonValue.jsonText
+            try wire(ControlAPI.status, status)
                 == #"{"currency":"EUR","discovery":"registered","id":"ABCD","name":"alice","port":7420,"sessions":1,"#
                 + #""shortID":"AB","#
                 + #""uptimeSeconds":5,"version":"0.1.0","webPort":7780}"#)
         var off = status
         off.webPort = nil
         off.currency = nil
-        #expect(off.jsonValue["webPort"] == .null && off.jsonValue["currency"] == .null)
-        let decoded = try off.jsonValue.decode(DaemonStatus.self)
-        #expect(decoded == off)
+        let object = try members(ControlAPI.status, off)
+        #expect(object["webPort"] == .null && object["currency"] == .null)
     }
 
-    @Test("a payment")
+    @Test("a payment, as send, accept, reject, cancel, paid and received answer it")
     func payment() throws {
-        let alice = try PeerID(bytes: [UInt8](repeating: 0x11, count: 32))
-        let bob = try PeerID(bytes: [UInt8](repeating: 0x22, count: 32))
-        let created = Timestamp(secondsSince1970: 1_700_000_000)
-        let request = try PaymentRequest(
-            id: try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000001")), payee: alice, payer: bob,
-            amount: Money(minorUnits: 1_250, currency: CurrencyCode("MXN")), memo: "tacos", category: "food",
-            createdAt: created, expiresAt: created.adding(seconds: 900))
-        let record = PaymentRecord(request: request, role: .payee, state: .pending, confirmed: true, now: created)
-        let json = ControlMethods.json(
-            record, peerName: PeerName(announcedName: "bob", pinned: nil), converted: nil)
-        guard case .object(let object) = json else {
-            Issue.record("a payment is not an object")
-            return
-        }
+        let info = ControlMethods.info(
+            try paymentRecord(), peerName: PeerName(announcedName: "bob", pinned: nil), converted: nil)
         #expect(
-            Set(object.keys) == [
-                "id", "direction", "peer", "amount", "currency", "minorUnits", "memo", "category", "state",
-                "confirmed", "reason", "reasonCode", "createdAt", "expiresAt", "updatedAt", "acceptedAt", "paidAt",
-                "settledAt", "method", "reference", "receipt", "converted", "quote", "series",
+            try wire(ControlAPI.send, info)
+                == #"{"acceptedAt":null,"amount":"12.50","category":"food","confirmed":true,"converted":null,"#
+                + #""createdAt":1700000000,"currency":"MXN","direction":"out","expiresAt":1700000900,"#
+                + #""id":"00000000-0000-4000-8000-000000000001","memo":"tacos","method":null,"minorUnits":1250,"#
+                + #""paidAt":null,"peer":{"announcedName":null,"id":"\#(info.peer.id)","name":"bob","#
+                + #""shortID":"\#(info.peer.shortID)","trust":"unverified"},"quote":null,"reason":null,"#
+                + #""reasonCode":null,"receipt":false,"reference":null,"series":null,"settledAt":null,"#
+                + #""state":"pending","updatedAt":1700000000}"#)
+        var full = info
+        full.converted = ConvertedAmount(
+            conversion: Conversion(amount: "0.62", currency: "EUR", minorUnits: 62, rate: "0.0496", ratesUpdatedAt: 1),
+            stale: false, ratesAgeSeconds: 2)
+        full.quote = Conversion(amount: "0.61", currency: "EUR", minorUnits: 61, rate: "0.049", ratesUpdatedAt: 3)
+        full.series = PaymentSeriesLink(id: "S", period: 0)
+        let object = try members(ControlAPI.accept, full)
+        #expect(
+            Set(try #require(object["converted"]?.objectValue).keys) == [
+                "amount", "currency", "minorUnits", "rate", "ratesUpdatedAt", "stale", "ratesAgeSeconds",
             ])
         #expect(
-            Set(try #require(object["peer"]?.objectValue).keys) == ["id", "shortID", "name", "announcedName", "trust"])
-        #expect(object["direction"] == "out")
-        #expect(object["amount"] == "12.50")
-        #expect(object["minorUnits"] == 1_250)
-        #expect(object["state"] == "pending")
-        #expect(object["peer"]?["trust"] == "unverified")
-        #expect(object["createdAt"] == 1_700_000_000)
-        #expect(object["acceptedAt"] == .null)
+            Set(try #require(object["quote"]?.objectValue).keys) == [
+                "amount", "currency", "minorUnits", "rate", "ratesUpdatedAt",
+            ])
+        #expect(object["series"] == ["id": "S", "period": 0])
+    }
+
+    @Test("list, history and export: {payments}; show: a payment with its events")
+    func lists() throws {
+        let info = ControlMethods.info(try paymentRecord(), peerName: nil, converted: nil)
+        let list = try members(ControlAPI.list, PaymentList(payments: [info]))
+        #expect(Set(list.keys) == ["payments"])
+        #expect(
+            list["payments"]?[0]?["peer"] == [
+                "id": .string(info.peer.id), "shortID": .string(info.peer.shortID), "name": .null,
+                "announcedName": .null, "trust": "unverified",
+            ])
+        let detail = PaymentDetailInfo(
+            payment: info,
+            events: [PaymentEventInfo(at: 1, from: nil, to: "pending", cause: "local-command", detail: nil)])
+        let show = try members(ControlAPI.show, detail)
+        #expect(Set(show.keys) == Set(try #require(JSONValue(encoding: info).objectValue).keys).union(["events"]))
+        #expect(
+            try wire(ControlAPI.show, detail).hasSuffix(
+                #""events":[{"at":1,"cause":"local-command","detail":null,"from":null,"to":"pending"}],"#
+                    + #""expiresAt":1700000900,"id":"00000000-0000-4000-8000-000000000001","memo":"tacos","#
+                    + #""method":null,"minorUnits":1250,"paidAt":null,"peer":{"announcedName":null,"#
+                    + #""id":"\#(info.peer.id)","name":null,"shortID":"\#(info.peer.shortID)","trust":"unverified"},"#
+                    + #""quote":null,"reason":null,"reasonCode":null,"receipt":false,"reference":null,"series":null,"#
+                    + #""settledAt":null,"state":"pending","updatedAt":1700000000}"#))
+    }
+
+    @Test("peers and pair")
+    func peers() throws {
+        let trust = TrustInfo(
+            state: "unverified", pairedAt: nil, pairing: "code", code: "123456", until: 9, failures: 0)
+        let peers = PeerList(
+            peers: [
+                PeerInfo(
+                    name: "bob", announcedName: nil, id: "ID", shortID: "SH", address: nil, session: "down",
+                    lastSeen: 7, trust: trust)
+            ],
+            static: [StaticPeerInfo(address: "198.18.0.5:7420", peerID: nil, pin: "none", refusedID: nil)])
+        #expect(
+            try wire(ControlAPI.peers, peers)
+                == #"{"peers":[{"address":null,"announcedName":null,"id":"ID","lastSeen":7,"name":"bob","#
+                + #""session":"down","shortID":"SH","trust":{"code":"123456","failures":0,"pairedAt":null,"#
+                + #""pairing":"code","state":"unverified","until":9}}],"#
+                + #""static":[{"address":"198.18.0.5:7420","peerID":null,"pin":"none","refusedID":null}]}"#)
+        let started = PairingInfo(
+            peer: PeerIdentity(name: "bob", id: "ID", shortID: "SH"), trust: trust, me: PairingInfo.Me(shortID: "ME"))
+        #expect(Set(try members(ControlAPI.pair, started).keys) == ["peer", "trust", "me"])
+        #expect(try members(ControlAPI.pair, started)["me"] == ["shortID": "ME"])
+        // Confirming a code answers without `me`, as it always did.
+        var confirmed = started
+        confirmed.me = nil
+        #expect(Set(try members(ControlAPI.pair, confirmed).keys) == ["peer", "trust"])
+        #expect(
+            try wire(ControlAPI.rename, PeerIdentity(name: "Bob", id: "ID", shortID: "SH"))
+                == #"{"id":"ID","name":"Bob","shortID":"SH"}"#)
+        #expect(
+            try wire(ControlAPI.untrust, UntrustInfo(id: "ID", shortID: "SH", untrusted: true, unpinned: []))
+                == #"{"id":"ID","shortID":"SH","unpinned":[],"untrusted":true}"#)
+    }
+
+    @Test("a series, as subscriptions lists it and offer, approve, decline and unsubscribe answer it")
+    func series() throws {
+        let offer = try SeriesOffer(
+            payee: try #require(Self.alice), payer: try #require(Self.bob),
+            amount: Money(minorUnits: 30_00, currency: CurrencyCode("EUR")), period: .month, start: Self.created,
+            count: 12, timeZone: "Europe/Berlin", periodSeconds: nil, memo: "gym", category: "sport")
+        let record = SeriesRecord(
+            id: try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000002")), offer: offer, role: .payee,
+            state: .offered, now: Self.created)
+        let info = ControlMethods.info(
+            SeriesView(series: record, instances: 0, paid: 0, peerName: "bob"), now: Self.created)
+        let list = try members(ControlAPI.subscriptions, SeriesList(series: [info]))
+        let series = try #require(list["series"]?[0]?.objectValue)
+        #expect(
+            Set(series.keys) == [
+                "id", "direction", "peer", "amount", "currency", "every", "count", "start", "timeZone",
+                "periodSeconds", "memo", "category", "state", "cap", "nextDue", "instances", "paid", "reason",
+                "endedBy", "delivered", "createdAt", "updatedAt",
+            ])
+        #expect(Set(try #require(series["peer"]?.objectValue).keys) == ["id", "shortID", "name"])
+        #expect(series["amount"] == "30.00" && series["cap"] == .null && series["count"] == 12)
+        #expect(try members(ControlAPI.approve, info) == series)
+    }
+
+    @Test("convert, rates, currency, stats, receipt, web")
+    func rates() throws {
+        let converted = ConvertedAmount(
+            conversion: Conversion(amount: "0.62", currency: "EUR", minorUnits: 62, rate: "0.0496", ratesUpdatedAt: 1),
+            stale: true, ratesAgeSeconds: 2, from: MoneyAmount(amount: "12.50", currency: "MXN"))
+        #expect(
+            try wire(ControlAPI.convert, converted)
+                == #"{"amount":"0.62","currency":"EUR","from":{"amount":"12.50","currency":"MXN"},"minorUnits":62,"#
+                + #""rate":"0.0496","ratesAgeSeconds":2,"ratesUpdatedAt":1,"stale":true}"#)
+        let rates = RatesInfo(
+            base: "USD", source: "fixture", updatedAt: 1, nextUpdateAt: 2, fetchedAt: 3, ageSeconds: 4, stale: false,
+            staleReason: nil, rates: ["EUR": "0.9"])
+        #expect(
+            try wire(ControlAPI.rates, rates)
+                == #"{"ageSeconds":4,"base":"USD","fetchedAt":3,"nextUpdateAt":2,"rates":{"EUR":"0.9"},"#
+                + #""source":"fixture","stale":false,"staleReason":null,"updatedAt":1}"#)
+        #expect(
+            try wire(ControlAPI.currency, PreferredCurrencyInfo(currency: "MXN", source: "user"))
+                == #"{"currency":"MXN","source":"user"}"#)
+        let row = StatsInfo.Row(
+            group: nil, direction: "out", currency: "MXN", count: 2, total: "25.00", average: "12.50",
+            totalMinor: 2500, averageMinor: 1250, settledCount: 1, settledTotal: "12.50", settledMinor: 1250)
+        #expect(
+            try wire(ControlAPI.stats, StatsInfo(rows: [row]))
+                == #"{"rows":[{"average":"12.50","averageMinor":1250,"count":2,"currency":"MXN","direction":"out","#
+                + #""group":null,"settledCount":1,"settledMinor":1250,"settledTotal":"12.50","total":"25.00","#
+                + #""totalMinor":2500}]}"#)
+        #expect(
+            try wire(ControlAPI.receipt, ReceiptInfo(payment: "P", receipt: "{}", summary: nil))
+                == #"{"payment":"P","receipt":"{}","summary":null}"#)
+        #expect(
+            try wire(
+                ControlAPI.web,
+                WebLogin(url: "http://127.0.0.1:7780/login?token=T", address: "127.0.0.1", port: 7780))
+                == #"{"address":"127.0.0.1","port":7780,"url":"http://127.0.0.1:7780/login?token=T"}"#)
     }
 }

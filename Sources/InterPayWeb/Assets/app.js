@@ -182,11 +182,53 @@ function paymentCard(payment) {
   return item;
 }
 
+/** What a payment's card shows: a card whose version is unchanged is kept as it is. */
+function cardVersion(payment) {
+  return [language, payment.state, payment.updatedAt, payment.confirmed, peerLabel(payment.peer)].join("|");
+}
+
+/**
+ * Shows `payments` in `list`, one card each, updating it in place: a card whose payment did not change stays the
+ * same node, so a redraw on a live event keeps the keyboard focus (a focused Accept button) where it was. When the
+ * focused card itself changed, the focus goes to the same button of its new card, or to the card.
+ */
+function updateCards(list, payments) {
+  const focused = list.contains(document.activeElement) ? document.activeElement : null;
+  const focusKey = focused && {
+    payment: focused.closest("li") && focused.closest("li").dataset.payment,
+    method: ["accept", "reject", "cancel"].find((method) => focused.classList.contains(method)),
+  };
+  const existing = new Map([...list.children].map((node) => [node.dataset.payment, node]));
+  const nodes = payments.map((payment) => {
+    const node = existing.get(payment.id);
+    const version = cardVersion(payment);
+    if (node && node.dataset.version === version) return node;
+    const card = paymentCard(payment);
+    card.dataset.version = version;
+    return card;
+  });
+  // Cards that went are removed first, then only what is out of place moves: the cards that stay in order are
+  // never taken out of the list (which would blur a focused button).
+  const kept = new Set(nodes);
+  for (const node of [...list.children]) if (!kept.has(node)) node.remove();
+  nodes.forEach((node, index) => {
+    if (list.children[index] !== node) list.insertBefore(node, list.children[index] || null);
+  });
+  if (focusKey && focusKey.payment && !list.contains(document.activeElement)) {
+    const card = list.querySelector(`li[data-payment="${CSS.escape(focusKey.payment)}"]`);
+    const target = card && ((focusKey.method && card.querySelector(`button.${focusKey.method}`)) || card);
+    if (target) {
+      if (target === card) card.tabIndex = -1;
+      target.focus();
+    }
+  }
+}
+
 async function loadInbox() {
   const { payments } = await api("list", { limit: 50 });
   const recent = payments.filter((p) => p.state === "pending" || Date.now() / 1000 - p.updatedAt < 3600);
-  $("inbox-in").replaceChildren(...recent.filter((p) => p.direction === "in").map(paymentCard));
-  $("inbox-out").replaceChildren(...recent.filter((p) => p.direction === "out").map(paymentCard));
+  updateCards($("inbox-in"), recent.filter((p) => p.direction === "in"));
+  updateCards($("inbox-out"), recent.filter((p) => p.direction === "out"));
   tick();
 }
 

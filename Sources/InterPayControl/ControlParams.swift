@@ -1,0 +1,240 @@
+// The params of the control methods (`ControlAPI`). A nil optional is left out of the request; a required string
+// that is empty counts as missing.
+
+/// `{peer}`: a peer by display name, ID or ID prefix (`untrust`).
+public struct PeerParams: Codable, Sendable, Equatable {
+    /// The peer.
+    public var peer: String
+
+    /// Params.
+    public init(peer: String) {
+        self.peer = peer
+    }
+}
+
+/// `{peer, code?}` (`pair`): without a code, start an attempt; with one, confirm it.
+public struct PairParams: Codable, Sendable, Equatable {
+    /// The peer.
+    public var peer: String
+    /// The 6-digit code the peer's screen shows.
+    public var code: String?
+
+    /// Params.
+    public init(peer: String, code: String? = nil) {
+        self.peer = peer
+        self.code = code
+    }
+}
+
+/// `{peer, name}` (`rename`).
+public struct RenameParams: Codable, Sendable, Equatable {
+    /// The peer.
+    public var peer: String
+    /// The name to show it under.
+    public var name: String
+
+    /// Params.
+    public init(peer: String, name: String) {
+        self.peer = peer
+        self.name = name
+    }
+}
+
+/// `{peer, amount, currency, memo?, category?, expiresInSeconds?, idempotencyKey?}` (`send`).
+public struct SendParams: Codable, Sendable, Equatable {
+    /// The payer.
+    public var peer: String
+    /// A decimal amount, e.g. `12.50`.
+    public var amount: String
+    /// The ISO 4217 code.
+    public var currency: String
+    /// What it is for.
+    public var memo: String?
+    /// A category for statistics.
+    public var category: String?
+    /// How long the request stays open (default 900).
+    public var expiresInSeconds: Int64?
+    /// A key that makes repeating the send harmless.
+    public var idempotencyKey: String?
+
+    /// Params.
+    public init(
+        peer: String, amount: String, currency: String, memo: String? = nil, category: String? = nil,
+        expiresInSeconds: Int64? = nil, idempotencyKey: String? = nil
+    ) {
+        self.peer = peer
+        self.amount = amount
+        self.currency = currency
+        self.memo = memo
+        self.category = category
+        self.expiresInSeconds = expiresInSeconds
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// `{payment, reason?, method?, reference?}`: a payment by ID or unique prefix of at least 4 characters, and what
+/// the method takes besides (`reject`: `reason`; `paid`: `method`, `reference`; the others nothing).
+public struct PaymentParams: Codable, Sendable, Equatable {
+    /// The payment.
+    public var payment: String
+    /// Why it is rejected (`reject`).
+    public var reason: String?
+    /// How it was paid: `cash`, `card`, `transfer` or `other` (`paid`).
+    public var method: String?
+    /// The payer's reference (`paid`).
+    public var reference: String?
+
+    /// Params.
+    public init(payment: String, reason: String? = nil, method: String? = nil, reference: String? = nil) {
+        self.payment = payment
+        self.reason = reason
+        self.method = method
+        self.reference = reference
+    }
+}
+
+/// `{state?, direction?, peer?, limit?}` (`list`), and `{limit?}` (`history`).
+public struct ListParams: Codable, Sendable, Equatable {
+    /// Only payments in this state.
+    public var state: String?
+    /// `in` or `out`.
+    public var direction: String?
+    /// Only payments with this peer.
+    public var peer: String?
+    /// At most this many, newest first.
+    public var limit: Int64?
+
+    /// Params.
+    public init(state: String? = nil, direction: String? = nil, peer: String? = nil, limit: Int64? = nil) {
+        self.state = state
+        self.direction = direction
+        self.peer = peer
+        self.limit = limit
+    }
+}
+
+/// `{from?, to?, state?}` (`export`): payments created in `[from, to)`, Unix times.
+public struct ExportParams: Codable, Sendable, Equatable {
+    /// Created on or after (Unix time).
+    public var from: Int64?
+    /// Created before (Unix time).
+    public var to: Int64?
+    /// Only payments in this state.
+    public var state: String?
+
+    /// Params.
+    public init(from: Int64? = nil, to: Int64? = nil, state: String? = nil) {
+        self.from = from
+        self.to = to
+        self.state = state
+    }
+}
+
+/// `{period?, by?}` (`stats`).
+public struct StatsParams: Codable, Sendable, Equatable {
+    /// `day`, `week`, `month` (default) or `all`.
+    public var period: String?
+    /// `currency` (default), `category` or `peer`.
+    public var by: String?
+
+    /// Params.
+    public init(period: String? = nil, by: String? = nil) {
+        self.period = period
+        self.by = by
+    }
+}
+
+/// `{amount, from, to}` (`convert`).
+public struct ConvertParams: Codable, Sendable, Equatable {
+    /// A decimal amount.
+    public var amount: String
+    /// Its currency.
+    public var from: String
+    /// The currency to convert to.
+    public var to: String
+
+    /// Params.
+    public init(amount: String, from: String, to: String) {
+        self.amount = amount
+        self.from = from
+        self.to = to
+    }
+}
+
+/// `{base?}` (`rates`).
+public struct RatesParams: Codable, Sendable, Equatable {
+    /// The base currency (default: the preferred one, else USD).
+    public var base: String?
+
+    /// Params.
+    public init(base: String? = nil) {
+        self.base = base
+    }
+}
+
+/// `{currency?, clear?}` (`currency`): without either, only ask.
+public struct CurrencyParams: Codable, Sendable, Equatable {
+    /// The user's choice.
+    public var currency: String?
+    /// True: back to the configuration's.
+    public var clear: Bool?
+
+    /// Params.
+    public init(currency: String? = nil, clear: Bool? = nil) {
+        self.currency = currency
+        self.clear = clear
+    }
+}
+
+/// `{peer, amount, currency, every, count?, start?, memo?, category?}` (`offer`, the CLI's `subscribe`).
+public struct OfferParams: Codable, Sendable, Equatable {
+    /// The payer.
+    public var peer: String
+    /// The amount of each period.
+    public var amount: String
+    /// The ISO 4217 code.
+    public var currency: String
+    /// `week`, `month` or `year`.
+    public var every: String
+    /// How many periods.
+    public var count: Int64?
+    /// The first due date, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM` in the daemon's subscription time zone.
+    public var start: String?
+    /// What it is for.
+    public var memo: String?
+    /// A category for statistics.
+    public var category: String?
+
+    /// Params.
+    public init(
+        peer: String, amount: String, currency: String, every: String, count: Int64? = nil, start: String? = nil,
+        memo: String? = nil, category: String? = nil
+    ) {
+        self.peer = peer
+        self.amount = amount
+        self.currency = currency
+        self.every = every
+        self.count = count
+        self.start = start
+        self.memo = memo
+        self.category = category
+    }
+}
+
+/// `{series, max?, reason?}`: a series by ID or unique prefix of at least 4 characters, and what the method takes
+/// besides (`approve`: `max`; `decline` and `unsubscribe`: `reason`).
+public struct SeriesParams: Codable, Sendable, Equatable {
+    /// The series.
+    public var series: String
+    /// The cap per period (`approve`).
+    public var max: String?
+    /// Why (`decline`, `unsubscribe`).
+    public var reason: String?
+
+    /// Params.
+    public init(series: String, max: String? = nil, reason: String? = nil) {
+        self.series = series
+        self.max = max
+        self.reason = reason
+    }
+}

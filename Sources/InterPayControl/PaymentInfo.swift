@@ -1,0 +1,287 @@
+/// A payment as the control methods answer it (`send`, `accept`, `list`, …) and as `interpay watch` and the web app
+/// see it in events. Its field names are a stable contract (README, "JSON output"); every field is present, `null`
+/// when it has no value.
+public struct PaymentInfo: Codable, Sendable, Equatable {
+    /// The payment ID (a UUID).
+    public var id: String
+    /// `out` when this side asked for the money (the payee), `in` when it is asked to pay (the payer).
+    public var direction: String
+    /// The other side.
+    public var peer: PaymentPeer
+    /// The amount, a decimal string with the currency's digits (`12.50`).
+    public var amount: String
+    /// The ISO 4217 currency code.
+    public var currency: String
+    /// The amount in minor units (1250).
+    public var minorUnits: Int64
+    /// What it is for.
+    public var memo: String
+    /// A category for statistics.
+    @Nullable public var category: String?
+    /// `pending`, `accepted`, `paid`, `settled`, `rejected`, `cancelled` or `expired`.
+    public var state: String
+    /// False while the payer's decision waits for the payee's confirmation.
+    public var confirmed: Bool
+    /// Why it was rejected or cancelled, in the peer's words.
+    @Nullable public var reason: String?
+    /// Why a decision lost, e.g. `already-cancelled`.
+    @Nullable public var reasonCode: String?
+    /// The amount in the preferred currency now, when that differs from the payment's.
+    @Nullable public var converted: ConvertedAmount?
+    /// The amount in the preferred currency when the payment was accepted, when one was stored.
+    @Nullable public var quote: Conversion?
+    /// Unix times.
+    public var createdAt: Int64
+    /// When a pending request expires.
+    public var expiresAt: Int64
+    /// The last change.
+    public var updatedAt: Int64
+    /// When it was accepted.
+    @Nullable public var acceptedAt: Int64?
+    /// When the payer marked it paid.
+    @Nullable public var paidAt: Int64?
+    /// When the payee confirmed the money arrived.
+    @Nullable public var settledAt: Int64?
+    /// How it was paid: `cash`, `card`, `transfer` or `other`.
+    @Nullable public var method: String?
+    /// The payer's reference for the payment.
+    @Nullable public var reference: String?
+    /// Whether a signed receipt is stored (`interpay receipt`).
+    public var receipt: Bool
+    /// The subscription the payment belongs to.
+    @Nullable public var series: PaymentSeriesLink?
+
+    /// A payment.
+    public init(
+        id: String, direction: String, peer: PaymentPeer, amount: String, currency: String, minorUnits: Int64,
+        memo: String, category: String?, state: String, confirmed: Bool, reason: String?, reasonCode: String?,
+        converted: ConvertedAmount?, quote: Conversion?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
+        acceptedAt: Int64?, paidAt: Int64?, settledAt: Int64?, method: String?, reference: String?, receipt: Bool,
+        series: PaymentSeriesLink?
+    ) {
+        self.id = id
+        self.direction = direction
+        self.peer = peer
+        self.amount = amount
+        self.currency = currency
+        self.minorUnits = minorUnits
+        self.memo = memo
+        self.category = category
+        self.state = state
+        self.confirmed = confirmed
+        self.reason = reason
+        self.reasonCode = reasonCode
+        self.converted = converted
+        self.quote = quote
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.updatedAt = updatedAt
+        self.acceptedAt = acceptedAt
+        self.paidAt = paidAt
+        self.settledAt = settledAt
+        self.method = method
+        self.reference = reference
+        self.receipt = receipt
+        self.series = series
+    }
+}
+
+/// The `peer` of a payment.
+public struct PaymentPeer: Codable, Sendable, Equatable {
+    /// The full peer ID.
+    public var id: String
+    /// The short peer ID people compare.
+    public var shortID: String
+    /// The name it is shown under (pinned at pairing for a paired peer).
+    @Nullable public var name: String?
+    /// What a paired peer announces, when that differs from `name`.
+    @Nullable public var announcedName: String?
+    /// `paired` or `unverified`.
+    public var trust: String
+
+    /// A payment's peer.
+    public init(id: String, shortID: String, name: String?, announcedName: String?, trust: String) {
+        self.id = id
+        self.shortID = shortID
+        self.name = name
+        self.announcedName = announcedName
+        self.trust = trust
+    }
+}
+
+/// An amount converted with the current (or last known) rates: a payment's `converted`, and with `from` the answer
+/// of `convert`.
+public struct ConvertedAmount: Codable, Sendable, Equatable {
+    /// The converted amount and the rate; its members are this value's own on the wire.
+    public var conversion: Conversion
+    /// True when the rates could not be refreshed.
+    public var stale: Bool
+    /// How old the rates are, in seconds.
+    public var ratesAgeSeconds: Int64
+    /// The amount converted: only in the answer of `convert` (left out of a payment's `converted`).
+    public var from: MoneyAmount?
+
+    /// A conversion with the rates' freshness.
+    public init(conversion: Conversion, stale: Bool, ratesAgeSeconds: Int64, from: MoneyAmount? = nil) {
+        self.conversion = conversion
+        self.stale = stale
+        self.ratesAgeSeconds = ratesAgeSeconds
+        self.from = from
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case stale, ratesAgeSeconds, from
+    }
+
+    /// The conversion's members, `stale`, `ratesAgeSeconds` and `from` when there is one, in one object.
+    public init(from decoder: any Decoder) throws {
+        conversion = try Conversion(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        stale = try container.decode(Bool.self, forKey: .stale)
+        ratesAgeSeconds = try container.decode(Int64.self, forKey: .ratesAgeSeconds)
+        from = try container.decodeIfPresent(MoneyAmount.self, forKey: .from)
+    }
+
+    /// The conversion's members, `stale`, `ratesAgeSeconds` and `from` when there is one, in one object.
+    public func encode(to encoder: any Encoder) throws {
+        try conversion.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(stale, forKey: .stale)
+        try container.encode(ratesAgeSeconds, forKey: .ratesAgeSeconds)
+        try container.encodeIfPresent(from, forKey: .from)
+    }
+}
+
+/// An amount and its currency.
+public struct MoneyAmount: Codable, Sendable, Equatable {
+    /// A decimal string with the currency's digits.
+    public var amount: String
+    /// The ISO 4217 code.
+    public var currency: String
+
+    /// An amount.
+    public init(amount: String, currency: String) {
+        self.amount = amount
+        self.currency = currency
+    }
+}
+
+/// An amount in another currency at a rate: a payment's `quote` (its amount in the preferred currency when it was
+/// accepted, stored then), and the core of a `ConvertedAmount`.
+public struct Conversion: Codable, Sendable, Equatable {
+    /// The amount, a decimal string.
+    public var amount: String
+    /// The currency converted to.
+    public var currency: String
+    /// The amount in minor units.
+    public var minorUnits: Int64
+    /// The rate used.
+    public var rate: String
+    /// When the source had updated the rates used (Unix time).
+    public var ratesUpdatedAt: Int64
+
+    /// A conversion.
+    public init(amount: String, currency: String, minorUnits: Int64, rate: String, ratesUpdatedAt: Int64) {
+        self.amount = amount
+        self.currency = currency
+        self.minorUnits = minorUnits
+        self.rate = rate
+        self.ratesUpdatedAt = ratesUpdatedAt
+    }
+}
+
+/// The subscription a payment belongs to: the series and the period (from 0).
+public struct PaymentSeriesLink: Codable, Sendable, Equatable {
+    /// The series ID.
+    public var id: String
+    /// The period, from 0.
+    public var period: Int64
+
+    /// A link to a series' period.
+    public init(id: String, period: Int64) {
+        self.id = id
+        self.period = period
+    }
+}
+
+/// The answer of `show`: a payment with its history.
+public struct PaymentDetailInfo: Codable, Sendable, Equatable {
+    /// The payment; its fields are the detail's own members on the wire.
+    public var payment: PaymentInfo
+    /// Its state changes, oldest first.
+    public var events: [PaymentEventInfo]
+
+    /// A payment with its events.
+    public init(payment: PaymentInfo, events: [PaymentEventInfo]) {
+        self.payment = payment
+        self.events = events
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case events
+    }
+
+    /// The payment's members and `events`, in one object.
+    public init(from decoder: any Decoder) throws {
+        payment = try PaymentInfo(from: decoder)
+        events = try decoder.container(keyedBy: CodingKeys.self).decode([PaymentEventInfo].self, forKey: .events)
+    }
+
+    /// The payment's members and `events`, in one object.
+    public func encode(to encoder: any Encoder) throws {
+        try payment.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(events, forKey: .events)
+    }
+}
+
+/// One state change of a payment (`show`'s `events`).
+public struct PaymentEventInfo: Codable, Sendable, Equatable {
+    /// When (Unix time).
+    public var at: Int64
+    /// The state before; null for the first event.
+    @Nullable public var from: String?
+    /// The state after.
+    public var to: String
+    /// What caused it, e.g. `local-command`.
+    public var cause: String
+    /// More about it.
+    @Nullable public var detail: String?
+
+    /// An event.
+    public init(at: Int64, from: String?, to: String, cause: String, detail: String?) {
+        self.at = at
+        self.from = from
+        self.to = to
+        self.cause = cause
+        self.detail = detail
+    }
+}
+
+/// The answer of `list`, `history` and `export`.
+public struct PaymentList: Codable, Sendable, Equatable {
+    /// The payments.
+    public var payments: [PaymentInfo]
+
+    /// A list.
+    public init(payments: [PaymentInfo]) {
+        self.payments = payments
+    }
+}
+
+/// The answer of `receipt`.
+public struct ReceiptInfo: Codable, Sendable, Equatable {
+    /// The payment ID.
+    public var payment: String
+    /// The receipt's canonical text, exactly as the payee signed it.
+    public var receipt: String
+    /// Its one-line summary.
+    @Nullable public var summary: String?
+
+    /// A receipt.
+    public init(payment: String, receipt: String, summary: String?) {
+        self.payment = payment
+        self.receipt = receipt
+        self.summary = summary
+    }
+}

@@ -1,0 +1,107 @@
+/// A subscription (a series of payment requests) as `subscriptions` lists it and `offer`, `approve`, `decline` and
+/// `unsubscribe` answer it, and as the `series-updated` event carries it.
+public struct SeriesInfo: Codable, Sendable, Equatable {
+    /// The series' peer.
+    public struct Peer: Codable, Sendable, Equatable {
+        /// The full peer ID.
+        public var id: String
+        /// The short peer ID.
+        public var shortID: String
+        /// The name it is shown under.
+        @Nullable public var name: String?
+
+        /// A peer.
+        public init(id: String, shortID: String, name: String?) {
+            self.id = id
+            self.shortID = shortID
+            self.name = name
+        }
+    }
+
+    /// The series ID.
+    public var id: String
+    /// `out` for the payee's side, `in` for the payer's.
+    public var direction: String
+    /// The other side.
+    public var peer: Peer
+    /// The amount of each period, a decimal string.
+    public var amount: String
+    /// The ISO 4217 currency code.
+    public var currency: String
+    /// `week`, `month` or `year`.
+    public var every: String
+    /// How many periods; null for no end.
+    @Nullable public var count: Int64?
+    /// When the first period falls due (Unix time).
+    public var start: Int64
+    /// The time zone the due dates are kept in.
+    public var timeZone: String
+    /// A fixed period in seconds (tests), instead of `every`.
+    @Nullable public var periodSeconds: Int64?
+    /// What it is for.
+    public var memo: String
+    /// A category for statistics.
+    @Nullable public var category: String?
+    /// `offered`, `active`, `declined` or `ended`.
+    public var state: String
+    /// The payer's cap per period, a decimal string.
+    @Nullable public var cap: String?
+    /// The next due date (Unix time); null when none is left.
+    @Nullable public var nextDue: Int64?
+    /// Periods requested so far.
+    public var instances: Int64
+    /// Periods paid so far.
+    public var paid: Int64
+    /// Why it was declined or ended.
+    @Nullable public var reason: String?
+    /// Which side ended it.
+    @Nullable public var endedBy: String?
+    /// False while the peer has not received the last change.
+    public var delivered: Bool
+    /// Unix times.
+    public var createdAt: Int64
+    /// The last change.
+    public var updatedAt: Int64
+
+    /// A series.
+    public init(
+        id: String, direction: String, peer: Peer, amount: String, currency: String, every: String, count: Int64?,
+        start: Int64, timeZone: String, periodSeconds: Int64?, memo: String, category: String?, state: String,
+        cap: String?, nextDue: Int64?, instances: Int64, paid: Int64, reason: String?, endedBy: String?,
+        delivered: Bool, createdAt: Int64, updatedAt: Int64
+    ) {
+        self.id = id
+        self.direction = direction
+        self.peer = peer
+        self.amount = amount
+        self.currency = currency
+        self.every = every
+        self.count = count
+        self.start = start
+        self.timeZone = timeZone
+        self.periodSeconds = periodSeconds
+        self.memo = memo
+        self.category = category
+        self.state = state
+        self.cap = cap
+        self.nextDue = nextDue
+        self.instances = instances
+        self.paid = paid
+        self.reason = reason
+        self.endedBy = endedBy
+        self.delivered = delivered
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// The answer of `subscriptions`.
+public struct SeriesList: Codable, Sendable, Equatable {
+    /// Every series, both sides.
+    public var series: [SeriesInfo]
+
+    /// A list.
+    public init(series: [SeriesInfo]) {
+        self.series = series
+    }
+}
