@@ -128,6 +128,10 @@ struct PeerService: Service {
     /// Engine events go to `interpay watch` subscribers.
     private func followEngine() async {
         for await event in engine.events {
+            if case .peerUp = event { await persistStaticPins() }
+            // An event nobody watches is not built: its peer name and conversion are ledger and rates reads, for
+            // every payment step.
+            guard broadcaster.hasSubscribers else { continue }
             let now = JSONValue.int(Timestamp.now.secondsSince1970)
             switch event {
             case .requestReceived(let record), .paymentUpdated(let record):
@@ -142,7 +146,6 @@ struct PeerService: Service {
             case .delivered:
                 break
             case .peerUp(let info), .peerDown(let info):
-                if case .peerUp = event { await persistStaticPins() }
                 let up = if case .peerUp = event { true } else { false }
                 broadcaster.publish(
                     .object([

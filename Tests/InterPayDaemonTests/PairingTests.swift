@@ -57,7 +57,12 @@ struct PairingTests {
         let alice = try await ScriptedPeer(name: "mallory")
         let bob = try await EngineHarness(name: "bob")
         await alice.sessions.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
-        await eventually("a session") { await bob.sessions.currentSessions().contains { $0.peerID == alice.id } }
+        // Both ends: alice's commits go out only once her side holds the session too.
+        await eventually("a session") {
+            let bobSees = await bob.sessions.currentSessions().contains { $0.peerID == alice.id }
+            let aliceSees = await alice.sessions.currentSessions().contains { $0.peerID == bob.id }
+            return bobSees && aliceSees
+        }
         var events = bob.pairing.events.makeAsyncIterator()
         for _ in 0..<5 {
             let nonce = PairingCode.randomNonce()
@@ -66,7 +71,14 @@ struct PairingTests {
                     .init(pairingID: UUID(), step: .commit, value: PairingCode.commitment(to: nonce, from: alice.id))),
                 to: bob.id)
         }
-        await eventually("bob's user is told") { await bob.pairing.status(of: alice.id).phase == "requested" }
+        // Only once the status says so is the event sure to be in the stream: waiting on the stream for an event
+        // that never came would hang the whole run instead of failing this test.
+        guard await eventually("bob's user is told", { await bob.pairing.status(of: alice.id).phase == "requested" })
+        else {
+            await alice.stop()
+            await bob.stop()
+            return
+        }
         let event = await events.next()
         guard case .requested(let peer, _) = event else {
             Issue.record("expected a pairing request event, got \(String(describing: event))")
