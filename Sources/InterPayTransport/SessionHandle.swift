@@ -32,8 +32,10 @@ final class SessionHandle: Sendable {
         var lastUsed = ContinuousClock.now
         var endReason: String?
         var queued = 0
-        /// When the writer last took a frame off the queue, or the queue last stopped being empty.
+        /// When the writer last finished a write or took frames while idle, or the queue last stopped being empty.
         var lastProgress = ContinuousClock.now
+        /// Whether the writer is inside a write (taken off the queue, not yet accepted by the socket).
+        var writing = false
         var overflowed = false
         var preferred: Bool
     }
@@ -89,13 +91,15 @@ final class SessionHandle: Sendable {
         return false
     }
 
-    /// Closes the session when frames wait and the writer has handed none to the socket for `stallTimeout` (it is
-    /// blocked on a socket the peer does not read), whatever the count: a peer that stops reading may also stop
-    /// sending, and then nothing more is queued that `enqueue` could refuse. Asked at each keepalive interval.
-    /// True when it closed the session.
+    /// Closes the session when frames wait, or a write has not finished, and the writer has made no progress for
+    /// `stallTimeout` (it is blocked on a socket the peer does not read), whatever the count: a peer that stops
+    /// reading may also stop sending, and then nothing more is queued that `enqueue` could refuse. The writer takes
+    /// frames off the queue before it writes them, so a blocked write with an empty queue is a stall too. Asked at
+    /// each keepalive interval. True when it closed the session.
     func closeIfStalled() -> Bool {
         let stalled = state.withLock { state -> Bool in
-            guard !state.overflowed, state.queued > 0, ContinuousClock.now - state.lastProgress > stallTimeout
+            guard !state.overflowed, state.queued > 0 || state.writing,
+                ContinuousClock.now - state.lastProgress > stallTimeout
             else { return false }
             state.overflowed = true
             state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
@@ -114,11 +118,20 @@ final class SessionHandle: Sendable {
         channel.close(promise: nil)
     }
 
-    /// The writer took `count` frames off the queue.
+    /// The writer took `count` frames off the queue, to write them now.
     func dequeued(_ count: Int = 1) {
         state.withLock {
             $0.queued -= count
             $0.lastProgress = .now
+            $0.writing = true
+        }
+    }
+
+    /// The writer's write finished: the socket took the frames.
+    func wrote() {
+        state.withLock {
+            $0.lastProgress = .now
+            $0.writing = false
         }
     }
 

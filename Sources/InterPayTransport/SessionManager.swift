@@ -545,6 +545,7 @@ public actor SessionManager {
                     session.dequeued(frames.count)
                     // One flush for the frames queued together (one ledger commit's).
                     do { try await outbound.write(contentsOf: frames) } catch { break }
+                    session.wrote()
                 }
                 // Nothing more to send (closeAll or the session ended): close our side.
                 outbound.finish()

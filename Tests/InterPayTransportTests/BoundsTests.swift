@@ -287,6 +287,23 @@ struct BoundsTests {
         try await Task.sleep(for: .milliseconds(100))
         progressing.dequeued()
         #expect(progressing.enqueue(ping) && progressing.enqueue(ping))
+
+        // A write that does not finish is a stall even when the queue is empty (the writer took the frames first);
+        // a finished one is progress.
+        let blocked = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .milliseconds(50))
+        #expect(blocked.enqueue(ping))
+        blocked.dequeued()
+        blocked.wrote()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!blocked.closeIfStalled(), "idle: the last write finished")
+        #expect(blocked.enqueue(ping))
+        blocked.dequeued()
+        #expect(blocked.queued == 0)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(blocked.closeIfStalled(), "a write in flight for longer than the stall timeout")
+        #expect(blocked.endReason?.contains("peer not reading") == true)
     }
 
     // MARK: Unauthenticated places per address
