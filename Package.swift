@@ -236,9 +236,10 @@ let package = Package(
         .testTarget(
             name: "InterPayDaemonTests",
             dependencies: [
-                "InterPayTestSupport", "InterPayDaemon", "InterPayCore", "InterPayStore", "InterPayTransport",
-                "InterPayEngine",
+                "InterPayTestSupport", "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayStore",
+                "InterPayTransport", "InterPayEngine",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -20,7 +20,7 @@ struct CLIError: Error {
                 message: """
                     cannot reach interpayd at \(path): \(reason)
                     Is it running? Start it with 'interpayd' (or 'systemctl start interpayd'), or point to its \
-                    socket with --socket or INTERPAY_SOCKET.
+                    socket with --socket or INTERPAY_SOCKET, or to its configuration file with --config.
                     """,
                 exitCode: 3)
         case .answerLost:

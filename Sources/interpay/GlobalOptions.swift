@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import Glibc
 import InterPayControl
 
 /// Options every subcommand takes.
@@ -7,28 +8,82 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Control socket of the daemon.",
-            discussion:
-                "Default: $INTERPAY_SOCKET, else $XDG_RUNTIME_DIR/interpay/interpayd.sock, else /run/interpay/interpayd.sock."
-        ),
+            discussion: """
+                Default: $INTERPAY_SOCKET, else the socket the daemon's configuration file names ([control] \
+                socket), else $XDG_RUNTIME_DIR/interpay/interpayd.sock, else /run/interpay/interpayd.sock.
+                """),
         completion: .file())
     var socket: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's configuration file, read for its control socket.",
+            discussion: """
+                Default: the file interpayd reads when this user starts it: $CONFIGURATION_DIRECTORY/interpayd.toml, \
+                else /etc/interpay/interpayd.toml for root, else $XDG_CONFIG_HOME/interpay/interpayd.toml \
+                (~/.config/interpay/interpayd.toml); when that file does not name a socket, /etc/interpay/interpayd.toml \
+                (the system daemon's).
+                """,
+            valueName: "path"),
+        completion: .file(extensions: ["toml"]))
+    var config: String?
 
     @Flag(help: "Print JSON (stable field names, see the README) instead of tables.")
     var json = false
 
-    /// The socket path the daemon uses too.
-    var socketPath: String {
-        ControlSocketPath.resolve(explicit: socket, environment: ProcessInfo.processInfo.environment)
+    /// The daemon's socket: `--socket`, `$INTERPAY_SOCKET`, the configuration file's `[control] socket`, the
+    /// defaults the daemon uses too.
+    func socketPath() throws(CLIError) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let socket, !socket.isEmpty { return socket }
+        if let fromEnvironment = environment[ControlSocketPath.environmentVariable], !fromEnvironment.isEmpty {
+            return fromEnvironment
+        }
+        let isRoot = geteuid() == 0
+        let location = ConfigFileLocation.resolve(
+            explicit: config, isRoot: isRoot, environment: environment,
+            home: FileManager.default.homeDirectoryForCurrentUser.path)
+        var candidates = [location]
+        if !location.required, !isRoot { candidates.append((ConfigFileLocation.systemPath, false)) }
+        for candidate in candidates {
+            if let path = try Self.configuredSocket(in: candidate.path, required: candidate.required) {
+                return path
+            }
+        }
+        return ControlSocketPath.resolve(explicit: nil, environment: environment)
+    }
+
+    /// `[control] socket` of the file at `path`; nil when the file does not set it, or when an optional file is
+    /// missing or not readable by this user (a system daemon's file may be private to it).
+    private static func configuredSocket(in path: String, required: Bool) throws(CLIError) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            guard required else { return nil }
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable by this user" : "no such file"
+            throw CLIError(message: "cannot read the configuration file \(path): \(reason)", exitCode: 2)
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        switch ConfiguredSocket.read(toml: text) {
+        case .path(let socket): return socket
+        case .unset: return nil
+        case .unreadable(let line, let reason):
+            throw CLIError(
+                message: """
+                    cannot read the control socket from \(path):\(line): \(reason)
+                    Check the file with 'interpayd --check-config --config \(path)', or give the socket with --socket.
+                    """,
+                exitCode: 2)
+        }
     }
 
     /// Calls a control method on the daemon, turning failures into CLI errors with exit codes.
     func call<Params, Result>(
         _ method: ControlMethod<Params, Result>, _ params: Params
     ) async throws(CLIError) -> ControlReply<Result> {
+        let path = try socketPath()
         do {
-            return try await ControlClient(path: socketPath).call(method, params)
+            return try await ControlClient(path: path).call(method, params)
         } catch {
-            throw CLIError(error, socketPath: socketPath)
+            throw CLIError(error, socketPath: path)
         }
     }
 

@@ -72,7 +72,8 @@ struct Send: AsyncParsableCommand {
     /// Sends, and when the connection is lost after the request went out (no answer came), sends again with the
     /// same key for up to 10 s: the daemon may have committed the payment before it went away.
     private func callRetrying(_ params: SendParams) async throws -> ControlReply<PaymentInfo> {
-        let client = ControlClient(path: global.socketPath)
+        let socketPath = try global.socketPath()
+        let client = ControlClient(path: socketPath)
         let deadline = ContinuousClock.now + .seconds(10)
         var delay = Duration.milliseconds(250)
         var sent = false
@@ -89,7 +90,7 @@ struct Send: AsyncParsableCommand {
                     case .rpc, .invalidResponse: false
                     }
                 guard retry, ContinuousClock.now + delay < deadline else {
-                    throw CLIError(error, socketPath: global.socketPath)
+                    throw CLIError(error, socketPath: socketPath)
                 }
                 if case .answerLost = error { sent = true }
                 try await Task.sleep(for: delay)

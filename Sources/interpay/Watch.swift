@@ -12,7 +12,8 @@ struct Watch: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let client = ControlClient(path: global.socketPath)
+        let socketPath = try global.socketPath()
+        let client = ControlClient(path: socketPath)
         do {
             for try await event in client.subscribe() {
                 if global.json {
@@ -23,7 +24,7 @@ struct Watch: AsyncParsableCommand {
                 fflush(nil)  // one line at a time, also into a pipe
             }
         } catch let error as ControlClientError {
-            throw CLIError(error, socketPath: global.socketPath)
+            throw CLIError(error, socketPath: socketPath)
         }
     }
 

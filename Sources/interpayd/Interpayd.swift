@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InterPayControl
 import InterPayDaemon
 import Logging
 import ServiceLifecycle

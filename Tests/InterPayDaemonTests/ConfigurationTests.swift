@@ -1,4 +1,5 @@
 import Foundation
+import InterPayControl
 import InterPayCore
 import Logging
 import Testing

@@ -1,7 +1,9 @@
-/// Where `interpayd` reads its configuration file.
+/// Where `interpayd` reads its configuration file; the CLI looks there for the control socket.
 public enum ConfigFileLocation {
     /// The file name inside a configuration directory.
     public static let fileName = "interpayd.toml"
+    /// The system daemon's file.
+    public static let systemPath = "/etc/interpay/" + fileName
 
     /// The path to read and whether it must exist: `--config PATH` (must exist); else systemd's
     /// `$CONFIGURATION_DIRECTORY` (the system unit's `ConfigurationDirectory=interpay`); else
@@ -16,7 +18,7 @@ public enum ConfigFileLocation {
         if let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first {
             return (String(directory) + "/" + fileName, false)
         }
-        if isRoot { return ("/etc/interpay/" + fileName, false) }
+        if isRoot { return (systemPath, false) }
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return (config + "/interpay/" + fileName, false)
         }
