@@ -122,18 +122,7 @@ public struct SeriesOffer: Sendable, Hashable, Codable {
         payee: PeerID, payer: PeerID, amount: Money, period: SubscriptionPeriod, start: Timestamp, count: Int?,
         timeZone: String, periodSeconds: Int64?, memo: String, category: String?
     ) throws(PaymentRequestError) {
-        guard payee != payer else { throw .samePeer }
-        guard amount.minorUnits > 0 else { throw .amountNotPositive }
-        guard memo.unicodeScalars.count <= Limits.maxMemoLength else { throw .memoTooLong(memo.unicodeScalars.count) }
-        if let scalar = SafeText.forbiddenScalar(in: memo) { throw .controlCharacter(field: "memo", scalar) }
-        if let category {
-            guard (1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) else {
-                throw .invalidCategory(category)
-            }
-            if let scalar = SafeText.forbiddenScalar(in: category) {
-                throw .controlCharacter(field: "category", scalar)
-            }
-        }
+        try PaymentRequest.checkTerms(payee: payee, payer: payer, amount: amount, memo: memo, category: category)
         self.payee = payee
         self.payer = payer
         self.amount = amount

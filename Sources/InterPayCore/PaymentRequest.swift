@@ -28,6 +28,24 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
         id: UUID, payee: PeerID, payer: PeerID, amount: Money, memo: String, category: String?,
         createdAt: Timestamp, expiresAt: Timestamp, series: SeriesLink? = nil
     ) throws(PaymentRequestError) {
+        try PaymentRequest.checkTerms(payee: payee, payer: payer, amount: amount, memo: memo, category: category)
+        guard expiresAt > createdAt else { throw .expiresBeforeCreated }
+        self.id = id
+        self.payee = payee
+        self.payer = payer
+        self.amount = amount
+        self.memo = memo
+        self.category = category
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.series = series
+    }
+
+    /// The rules a request and a subscription's terms share: two different peers, a positive amount, a memo and a
+    /// category a person can read.
+    static func checkTerms(
+        payee: PeerID, payer: PeerID, amount: Money, memo: String, category: String?
+    ) throws(PaymentRequestError) {
         guard payee != payer else { throw .samePeer }
         guard amount.minorUnits > 0 else { throw .amountNotPositive }
         guard memo.unicodeScalars.count <= Limits.maxMemoLength else { throw .memoTooLong(memo.unicodeScalars.count) }
@@ -40,16 +58,6 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
                 throw .controlCharacter(field: "category", scalar)
             }
         }
-        guard expiresAt > createdAt else { throw .expiresBeforeCreated }
-        self.id = id
-        self.payee = payee
-        self.payer = payer
-        self.amount = amount
-        self.memo = memo
-        self.category = category
-        self.createdAt = createdAt
-        self.expiresAt = expiresAt
-        self.series = series
     }
 
     /// Which role `peer` plays in this payment, or nil when it is neither payee nor payer.

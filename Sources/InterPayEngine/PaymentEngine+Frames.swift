@@ -229,9 +229,25 @@ extension PaymentEngine {
             to: peer)
     }
 
+    /// A peer's `accept`, `reject` or `cancel`: the lifecycle, the reason of a rejection, the quote of an acceptance.
     private func receiveDecision(
         _ event: PaymentLifecycle.Event, messageID: UUID, paymentID: UUID, from peer: PeerID, quote: Quote?,
         ledger: Ledger, now: Timestamp, reason: String? = nil
+    ) throws -> StepOutcome {
+        try receivePeerStep(
+            event, messageID: messageID, paymentID: paymentID, from: peer, ledger: ledger, now: now
+        ) { record, events in
+            if let reason, events.contains(where: { $0.toState == .rejected }) { record.reason = reason }
+            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
+        }
+    }
+
+    /// The step for a peer's frame about one of its payments: a duplicate answered again, an unknown payment
+    /// refused; else the lifecycle, `amend` on the record, the answer, all in one change (a record `amend` leaves
+    /// as it was is not written).
+    func receivePeerStep(
+        _ event: PaymentLifecycle.Event, messageID: UUID, paymentID: UUID, from peer: PeerID, ledger: Ledger,
+        now: Timestamp, amend: (inout PaymentRecord, [PaymentEventRecord]) -> Void
     ) throws -> StepOutcome {
         if let again = try duplicateAnswer(messageID, from: peer, ledger: ledger) { return again }
         guard var record = try ledger.payment(id: paymentID), record.peerID == peer else {
@@ -243,12 +259,14 @@ extension PaymentEngine {
         let events = Self.transitionEvents(actions, paymentID: paymentID, now: now, cause: .peer, messageID: messageID)
         var change = LedgerChange(events: events)
         var outcome = StepOutcome()
-        if !events.isEmpty || lifecycle != record.lifecycle {
-            if let reason, events.contains(where: { $0.toState == .rejected }) { record.reason = reason }
-            record.update(from: lifecycle, now: now)
-            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
+        let before = record
+        record.update(from: lifecycle, now: now)
+        amend(&record, events)
+        if !events.isEmpty || lifecycle != before.lifecycle || record.receipt != before.receipt {
             change.payment = record
             outcome.events = [.paymentUpdated(record)]
+        } else {
+            record = before
         }
         let answer = Self.answerFrame(actions, paymentID: paymentID)
         if let answer {

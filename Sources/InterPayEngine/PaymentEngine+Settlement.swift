@@ -199,7 +199,7 @@ extension PaymentEngine {
     ) throws
         -> StepOutcome
     {
-        try receiveSettlementFrame(
+        try receivePeerStep(
             .peerPaid(messageID: frame.messageID), messageID: frame.messageID, paymentID: frame.paymentID, from: peer,
             ledger: ledger, now: now
         ) { record, events in
@@ -217,7 +217,7 @@ extension PaymentEngine {
     ) throws
         -> StepOutcome
     {
-        try receiveSettlementFrame(
+        try receivePeerStep(
             .peerSettle(messageID: frame.messageID), messageID: frame.messageID, paymentID: frame.paymentID,
             from: peer, ledger: ledger, now: now
         ) { [self] record, _ in
@@ -240,40 +240,5 @@ extension PaymentEngine {
                     metadata: ["payment": "\(record.id.wireString)", "peer": "\(peer.shortDescription)"])
             }
         }
-    }
-
-    /// A settlement frame's step: the lifecycle, `amend` on the record, the answer, all in one change.
-    private func receiveSettlementFrame(
-        _ event: PaymentLifecycle.Event, messageID: UUID, paymentID: UUID, from peer: PeerID, ledger: Ledger,
-        now: Timestamp, amend: (inout PaymentRecord, [PaymentEventRecord]) -> Void
-    ) throws -> StepOutcome {
-        if let again = try duplicateAnswer(messageID, from: peer, ledger: ledger) { return again }
-        guard var record = try ledger.payment(id: paymentID), record.peerID == peer else {
-            return try answering(
-                .error(.init(code: .unknownPayment, message: "unknown payment", ref: messageID)), to: peer)
-        }
-        var lifecycle = record.lifecycle
-        let actions = lifecycle.handle(event, now: now)
-        let events = Self.transitionEvents(actions, paymentID: paymentID, now: now, cause: .peer, messageID: messageID)
-        var change = LedgerChange(events: events)
-        var outcome = StepOutcome()
-        let before = record
-        record.update(from: lifecycle, now: now)
-        amend(&record, events)
-        if !events.isEmpty || lifecycle != before.lifecycle || record.receipt != before.receipt {
-            change.payment = record
-            outcome.events = [.paymentUpdated(record)]
-        } else {
-            record = before
-        }
-        let answer = Self.answerFrame(actions, paymentID: paymentID)
-        if let answer {
-            change.seenMessage = try seen(messageID, from: peer, payment: paymentID, answer: answer, now: now)
-        }
-        if !change.isEmpty { try ledger.apply(change) }
-        if let answer, let session = link.session(with: peer) {
-            outcome.transmissions = [Transmission(session: session, bodies: [try encoded(answer)])]
-        }
-        return outcome
     }
 }

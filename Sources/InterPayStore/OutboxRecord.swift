@@ -79,13 +79,8 @@ public struct OutboxRecord: Sendable, Hashable, Codable {
     }
 }
 
-extension OutboxRecord: FetchableRecord, PersistableRecord {
+extension OutboxRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "outbox"
-
-    /// UUIDs are stored as lower-case text, as on the wire.
-    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
-        .lowercaseString
-    }
 
     /// The table's columns, for queries.
     public enum Columns {

@@ -55,13 +55,8 @@ public struct PaymentEventRecord: Sendable, Hashable, Codable {
     }
 }
 
-extension PaymentEventRecord: FetchableRecord, PersistableRecord {
+extension PaymentEventRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "paymentEvent"
-
-    /// UUIDs are stored as lower-case text, as on the wire.
-    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
-        .lowercaseString
-    }
 
     /// The table's columns, for queries.
     public enum Columns {

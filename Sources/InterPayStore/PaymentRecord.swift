@@ -138,13 +138,8 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
     }
 }
 
-extension PaymentRecord: FetchableRecord, PersistableRecord {
+extension PaymentRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "payment"
-
-    /// Payment IDs are stored as lower-case text, as on the wire.
-    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
-        .lowercaseString
-    }
 
     /// The table's columns, for queries.
     public enum Columns {

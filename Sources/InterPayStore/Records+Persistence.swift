@@ -7,6 +7,16 @@ import InterPayCore
 // more CPU than the rest of an insert, and GRDB's generic insert builds its statement on every call. These four are
 // written on every step, with statements prepared once per connection (`insertRow`).
 
+/// A record whose UUIDs are stored as lower-case text, as on the wire (GRDB's default is upper case).
+public protocol WireUUIDRecord: EncodableRecord {}
+
+extension WireUUIDRecord {
+    /// Lower-case text, for every UUID column.
+    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+        .lowercaseString
+    }
+}
+
 /// A record the payment path writes with a cached statement: its columns and their values, in one order.
 protocol LedgerRow: PersistableRecord {
     /// The table's columns, in the order of `columnValues`.

@@ -56,13 +56,8 @@ public struct SeenMessageRecord: Sendable, Hashable, Codable {
     }
 }
 
-extension SeenMessageRecord: FetchableRecord, PersistableRecord {
+extension SeenMessageRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "seenMessage"
-
-    /// UUIDs are stored as lower-case text, as on the wire.
-    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
-        .lowercaseString
-    }
 
     /// The table's columns, for queries.
     public enum Columns {

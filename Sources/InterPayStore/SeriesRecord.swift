@@ -118,13 +118,8 @@ public struct SeriesRecord: Sendable, Hashable, Codable, Identifiable {
     }
 }
 
-extension SeriesRecord: FetchableRecord, PersistableRecord {
+extension SeriesRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "series"
-
-    /// UUIDs are stored as lower-case text, as on the wire.
-    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
-        .lowercaseString
-    }
 
     /// The table's columns, for queries.
     public enum Columns {
