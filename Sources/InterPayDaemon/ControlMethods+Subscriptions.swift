@@ -41,13 +41,7 @@ extension ControlMethods {
     /// `offer {peer, amount, currency, every, count?, start?, memo?, category?}`: offers a series (payee); the CLI's
     /// `subscribe` (the method name `subscribe` is the event stream's).
     func offer(_ params: OfferParams) async throws -> SeriesInfo {
-        let amount: Money
-        do {
-            amount = try Money(
-                parsing: try required(params.amount, "amount"), currencyCode: try required(params.currency, "currency"))
-        } catch let error as MoneyError {
-            throw RPCError.invalidParams(error.description)
-        }
+        let amount = try money(params.amount, params.currency)
         guard let period = SubscriptionPeriod(rawValue: try required(params.every, "every")) else {
             throw RPCError.invalidParams("every is week, month or year")
         }

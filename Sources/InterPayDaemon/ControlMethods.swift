@@ -209,13 +209,7 @@ struct ControlMethods: ControlHandler {
 
     private func send(_ params: SendParams) async throws -> PaymentInfo {
         let peerText = try required(params.peer, "peer")
-        let amount: Money
-        do {
-            amount = try Money(
-                parsing: try required(params.amount, "amount"), currencyCode: try required(params.currency, "currency"))
-        } catch let error as MoneyError {
-            throw RPCError.invalidParams(error.description)
-        }
+        let amount = try money(params.amount, params.currency)
         let key = params.idempotencyKey
         // With a key the session is checked after the key: a retry finds its payment even before the session is up.
         let payer = try await resolvePeer(peerText, requireSession: key == nil)
@@ -467,6 +461,17 @@ struct ControlMethods: ControlHandler {
     func required(_ value: String, _ key: String) throws(RPCError) -> String {
         guard !value.isEmpty else { throw RPCError.invalidParams("missing parameter '\(key)'") }
         return value
+    }
+
+    /// The `amount` and `currency` params as money; either missing or not valid is invalid params.
+    func money(_ amount: String, _ currency: String) throws(RPCError) -> Money {
+        let amount = try required(amount, "amount")
+        let currency = try required(currency, "currency")
+        do {
+            return try Money(parsing: amount, currencyCode: currency)
+        } catch {
+            throw RPCError.invalidParams(error.description)
+        }
     }
 
     // MARK: Resolution and JSON

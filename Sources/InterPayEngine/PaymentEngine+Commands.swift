@@ -128,35 +128,10 @@ extension PaymentEngine {
                 nil
             }
         let messageID = UUID.random()
-        waiters.register(messageID)
-        let outcome: StepOutcome
-        do throws(EngineError) {
-            outcome = try await perform(concerning: nil) { [self] ledger in
-                try decisionStep(
-                    decision, paymentID: paymentID, messageID: messageID, quote: quote, ledger: ledger, now: now)
-            }
-        } catch {
-            waiters.cancel(messageID)
-            throw error
-        }
-        guard let record = outcome.record else { throw .storage("the decision step returned no payment") }
-        // The payer's decision is tentative until the payee answers it.
-        guard !record.confirmed, wait > .zero else {
-            waiters.cancel(messageID)
-            return record
-        }
-        switch await waiters.wait(for: messageID, timeout: wait) {
-        case .answered(let answered?): return answered
-        case .answered(nil), .timedOut: return record
-        case .dropped:
-            do {
-                return try await database.payment(id: paymentID) ?? record
-            } catch {
-                logger.warning(
-                    "cannot read a payment after its answer; reporting it as committed here",
-                    metadata: ["payment": "\(paymentID)", "error": "\(error)"])
-                return record  // the latest we can tell
-            }
+        return try await performAwaitingAnswer(messageID: messageID, paymentID: paymentID, wait: wait) {
+            [self] ledger in
+            try decisionStep(
+                decision, paymentID: paymentID, messageID: messageID, quote: quote, ledger: ledger, now: now)
         }
     }
 

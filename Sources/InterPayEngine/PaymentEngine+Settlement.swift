@@ -35,27 +35,11 @@ extension PaymentEngine {
             }
         }
         let messageID = UUID.random()
-        waiters.register(messageID)
-        let outcome: StepOutcome
-        do throws(EngineError) {
-            outcome = try await perform(concerning: nil) { [self] ledger in
-                try paidStep(
-                    paymentID: paymentID, messageID: messageID, method: method, reference: reference, ledger: ledger,
-                    now: now)
-            }
-        } catch {
-            waiters.cancel(messageID)
-            throw error
-        }
-        guard let record = outcome.record else { throw .storage("the paid step returned no payment") }
-        guard !record.confirmed, wait > .zero else {
-            waiters.cancel(messageID)
-            return record
-        }
-        switch await waiters.wait(for: messageID, timeout: wait) {
-        case .answered(let answered?): return answered
-        case .answered(nil), .timedOut: return record
-        case .dropped: return (try? await database.payment(id: paymentID)) ?? record  // the latest we can tell
+        return try await performAwaitingAnswer(messageID: messageID, paymentID: paymentID, wait: wait) {
+            [self] ledger in
+            try paidStep(
+                paymentID: paymentID, messageID: messageID, method: method, reference: reference, ledger: ledger,
+                now: now)
         }
     }
 

@@ -126,6 +126,44 @@ public final class PaymentEngine: Sendable {
         init(failure: StoreError? = nil) { self.failure = failure }
     }
 
+    /// Runs a local step that sends frame `messageID` about `paymentID` (a decision, `paid`): the step's record
+    /// while it is not confirmed is tentative, so this waits up to `wait` for the peer's answer to that frame, woken
+    /// by the ack (never polling), and returns the answered record, or the committed one when none came in time.
+    func performAwaitingAnswer(
+        messageID: UUID, paymentID: UUID, wait: Duration,
+        _ step: @escaping @Sendable (Ledger) throws -> StepOutcome
+    ) async throws(EngineError) -> PaymentRecord {
+        waiters.register(messageID)
+        let outcome: StepOutcome
+        do throws(EngineError) {
+            outcome = try await perform(concerning: nil, step)
+        } catch {
+            waiters.cancel(messageID)
+            throw error
+        }
+        guard let record = outcome.record else {
+            waiters.cancel(messageID)
+            throw .storage("the step returned no payment")
+        }
+        guard !record.confirmed, wait > .zero else {
+            waiters.cancel(messageID)
+            return record
+        }
+        switch await waiters.wait(for: messageID, timeout: wait) {
+        case .answered(let answered?): return answered
+        case .answered(nil), .timedOut: return record
+        case .dropped:
+            do {
+                return try await database.payment(id: paymentID) ?? record
+            } catch {
+                logger.warning(
+                    "cannot read a payment after its answer; reporting it as committed here",
+                    metadata: ["payment": "\(paymentID)", "error": "\(error)"])
+                return record  // the latest we can tell
+            }
+        }
+    }
+
     /// Runs a local step and returns its outcome once committed.
     func perform(
         concerning peer: PeerID?, _ body: @escaping @Sendable (Ledger) throws -> StepOutcome
