@@ -83,15 +83,7 @@ extension OutboxRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "outbox"
 
     /// The table's columns, for queries.
-    public enum Columns {
-        public static let messageID = Column(CodingKeys.messageID)
-        public static let paymentID = Column(CodingKeys.paymentID)
-        public static let peerID = Column(CodingKeys.peerID)
-        public static let frame = Column(CodingKeys.frame)
-        public static let seq = Column(CodingKeys.seq)
-        public static let createdAt = Column(CodingKeys.createdAt)
-        public static let retryUntil = Column(CodingKeys.retryUntil)
-        public static let attempts = Column(CodingKeys.attempts)
-        public static let lastSentAt = Column(CodingKeys.lastSentAt)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case messageID, paymentID, peerID, frame, seq, createdAt, retryUntil, attempts, lastSentAt
     }
 }

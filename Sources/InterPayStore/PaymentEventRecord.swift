@@ -59,14 +59,7 @@ extension PaymentEventRecord: FetchableRecord, PersistableRecord, WireUUIDRecord
     public static let databaseTableName = "paymentEvent"
 
     /// The table's columns, for queries.
-    public enum Columns {
-        public static let id = Column(CodingKeys.id)
-        public static let paymentID = Column(CodingKeys.paymentID)
-        public static let at = Column(CodingKeys.at)
-        public static let fromState = Column(CodingKeys.fromState)
-        public static let toState = Column(CodingKeys.toState)
-        public static let cause = Column(CodingKeys.cause)
-        public static let messageID = Column(CodingKeys.messageID)
-        public static let detail = Column(CodingKeys.detail)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case id, paymentID, at, fromState, toState, cause, messageID, detail
     }
 }

@@ -142,33 +142,15 @@ extension PaymentRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "payment"
 
     /// The table's columns, for queries.
-    public enum Columns {
-        public static let id = Column(CodingKeys.id)
-        public static let role = Column(CodingKeys.role)
-        public static let peerID = Column(CodingKeys.peerID)
-        public static let payeeID = Column(CodingKeys.payeeID)
-        public static let payerID = Column(CodingKeys.payerID)
-        public static let amountMinor = Column(CodingKeys.amountMinor)
-        public static let currency = Column(CodingKeys.currency)
-        public static let memo = Column(CodingKeys.memo)
-        public static let category = Column(CodingKeys.category)
-        public static let state = Column(CodingKeys.state)
-        public static let confirmed = Column(CodingKeys.confirmed)
-        public static let reason = Column(CodingKeys.reason)
-        public static let reasonCode = Column(CodingKeys.reasonCode)
-        public static let createdAt = Column(CodingKeys.createdAt)
-        public static let expiresAt = Column(CodingKeys.expiresAt)
-        public static let updatedAt = Column(CodingKeys.updatedAt)
-        public static let seriesID = Column(CodingKeys.seriesID)
-        public static let seriesIndex = Column(CodingKeys.seriesIndex)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case id, role, peerID, payeeID, payerID, amountMinor, currency, memo, category, state, confirmed, reason
+        case reasonCode, createdAt, expiresAt, updatedAt, quoteCurrency, quoteMinor, quoteRate, quoteRatesAt
+        case acceptedAt, paidAt, settledAt, paidMethod, paidReference, receipt, seriesID, seriesIndex
     }
 
     /// The columns an update of an existing payment may change; the terms of a request never change.
-    static let mutableColumns: [Column] = [
-        Columns.state, Columns.confirmed, Columns.reason, Columns.reasonCode, Columns.updatedAt,
-        Column(CodingKeys.quoteCurrency), Column(CodingKeys.quoteMinor), Column(CodingKeys.quoteRate),
-        Column(CodingKeys.quoteRatesAt), Column(CodingKeys.acceptedAt), Column(CodingKeys.paidAt),
-        Column(CodingKeys.settledAt), Column(CodingKeys.paidMethod), Column(CodingKeys.paidReference),
-        Column(CodingKeys.receipt),
+    static let mutableColumns: [Columns] = [
+        .state, .confirmed, .reason, .reasonCode, .updatedAt, .quoteCurrency, .quoteMinor, .quoteRate, .quoteRatesAt,
+        .acceptedAt, .paidAt, .settledAt, .paidMethod, .paidReference, .receipt,
     ]
 }

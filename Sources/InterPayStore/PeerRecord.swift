@@ -28,11 +28,7 @@ extension PeerRecord: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "peer"
 
     /// The table's columns, for queries.
-    public enum Columns {
-        public static let peerID = Column(CodingKeys.peerID)
-        public static let name = Column(CodingKeys.name)
-        public static let address = Column(CodingKeys.address)
-        public static let firstSeen = Column(CodingKeys.firstSeen)
-        public static let lastSeen = Column(CodingKeys.lastSeen)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case peerID, name, address, firstSeen, lastSeen
     }
 }

@@ -58,18 +58,18 @@ extension RateSnapshotRecord: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "rateSnapshot"
 
     /// The table's columns, for queries.
-    public enum Columns {
+    public enum Columns: String, ColumnExpression, Sendable {
         /// The base currency (primary key).
-        public static let base = Column(CodingKeys.base)
+        case base
         /// When the snapshot was fetched.
-        public static let fetchedAt = Column(CodingKeys.fetchedAt)
+        case fetchedAt
         /// The provider's last update.
-        public static let lastUpdate = Column(CodingKeys.lastUpdate)
+        case lastUpdate
         /// The provider's next update.
-        public static let nextUpdate = Column(CodingKeys.nextUpdate)
+        case nextUpdate
         /// Where the rates came from (key masked).
-        public static let source = Column(CodingKeys.source)
+        case source
         /// The rates as a JSON object of decimal strings.
-        public static let ratesJSON = Column(CodingKeys.ratesJSON)
+        case ratesJSON
     }
 }

@@ -100,7 +100,7 @@ extension PaymentRecord {
     /// change.
     static let upsertSQL =
         insertSQL + " ON CONFLICT (id) DO UPDATE SET "
-        + mutableColumns.map { "\($0.name) = excluded.\($0.name)" }.joined(separator: ", ")
+        + mutableColumns.map { "\($0.rawValue) = excluded.\($0.rawValue)" }.joined(separator: ", ")
 
     /// Inserts or updates the payment with a cached statement (see `upsertSQL`).
     func upsertRow(_ db: Database) throws {

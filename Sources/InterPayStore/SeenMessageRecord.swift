@@ -60,11 +60,7 @@ extension SeenMessageRecord: FetchableRecord, PersistableRecord, WireUUIDRecord 
     public static let databaseTableName = "seenMessage"
 
     /// The table's columns, for queries.
-    public enum Columns {
-        public static let messageID = Column(CodingKeys.messageID)
-        public static let peerID = Column(CodingKeys.peerID)
-        public static let paymentID = Column(CodingKeys.paymentID)
-        public static let receivedAt = Column(CodingKeys.receivedAt)
-        public static let response = Column(CodingKeys.response)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case messageID, peerID, paymentID, receivedAt, response
     }
 }

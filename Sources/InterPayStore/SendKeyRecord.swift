@@ -40,11 +40,8 @@ public struct SendKeyRecord: Sendable, Hashable, Codable {
     }
 
     /// The columns of `sendKey`.
-    public enum Columns {
-        public static let key = Column(CodingKeys.key)
-        public static let paymentID = Column(CodingKeys.paymentID)
-        public static let fingerprint = Column(CodingKeys.fingerprint)
-        public static let createdAt = Column(CodingKeys.createdAt)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case key, paymentID, fingerprint, createdAt
     }
 }
 

@@ -122,14 +122,8 @@ extension SeriesRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public static let databaseTableName = "series"
 
     /// The table's columns, for queries.
-    public enum Columns {
-        public static let id = Column(CodingKeys.id)
-        public static let role = Column(CodingKeys.role)
-        public static let peerID = Column(CodingKeys.peerID)
-        public static let state = Column(CodingKeys.state)
-        public static let outMessageID = Column(CodingKeys.outMessageID)
-        public static let createdAt = Column(CodingKeys.createdAt)
-        public static let updatedAt = Column(CodingKeys.updatedAt)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case id, role, peerID, state, outMessageID, createdAt, updatedAt
     }
 }
 

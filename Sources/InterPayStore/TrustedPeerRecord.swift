@@ -22,9 +22,7 @@ extension TrustedPeerRecord: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "trustedPeer"
 
     /// The table's columns, for queries.
-    public enum Columns {
-        public static let peerID = Column(CodingKeys.peerID)
-        public static let name = Column(CodingKeys.name)
-        public static let pairedAt = Column(CodingKeys.pairedAt)
+    public enum Columns: String, ColumnExpression, Sendable {
+        case peerID, name, pairedAt
     }
 }
