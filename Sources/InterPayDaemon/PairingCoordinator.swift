@@ -102,7 +102,10 @@ actor PairingCoordinator {
     func untrust(_ peer: PeerID) async throws(EngineError) -> Bool {
         let removed: Bool
         do { removed = try await database.untrust(peer) } catch { throw .storage(error.description) }
-        if removed { logger.notice("peer untrusted", metadata: ["id": "\(peer.shortDescription)"]) }
+        if removed {
+            logger.notice("peer untrusted", metadata: ["id": "\(peer.shortDescription)"])
+            await sessions.preferenceChanged(for: peer)
+        }
         return removed
     }
 
@@ -269,6 +272,7 @@ actor PairingCoordinator {
                     throw .storage(error.description)
                 }
                 logger.notice("peer paired", metadata: ["peer": "\(name)", "id": "\(id)"])
+                await sessions.preferenceChanged(for: peer)
                 eventContinuation.yield(.paired(peer: peer, name: name))
             case .counted:
                 break

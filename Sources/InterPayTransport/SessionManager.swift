@@ -83,9 +83,17 @@ public actor SessionManager {
     }
 
     /// Tells the manager which peers to keep when sessions are at `maxSessions` (the daemon: paired peers). The
-    /// predicate is asked when a session comes up and again at each keepalive interval.
+    /// predicate is asked when a session comes up, and again when `preferenceChanged(for:)` says its answer may have
+    /// changed (not on a timer: at rest, a ledger read per session and keepalive was most of an idle daemon's work).
     public nonisolated func preferPeers(_ predicate: @escaping @Sendable (PeerID) async -> Bool) {
         preference.withLock { $0 = predicate }
+    }
+
+    /// Asks the preference predicate again for `peer`'s session, if it has one (the daemon: after pairing with the
+    /// peer or forgetting the pairing).
+    public func preferenceChanged(for peer: PeerID) async {
+        guard let session = sessions[peer] else { return }
+        session.preferred = await isPreferred(peer)
     }
 
     private nonisolated func isPreferred(_ peer: PeerID) async -> Bool {
@@ -563,8 +571,6 @@ public actor SessionManager {
                     if session.closeIfStalled() { return .keepalive }
                     nonce += 1
                     session.enqueue(.message(.ping(nonce: nonce)))
-                    // Pairing or unpairing may have changed whether the peer is preferred.
-                    session.preferred = await self.isPreferred(peer)
                 }
                 return .keepalive
             }

@@ -85,6 +85,23 @@ struct BoundsTests {
         for peer in [server, paired, stranger] { await peer.stop() }
     }
 
+    @Test("a peer no longer preferred (its pairing forgotten) can be evicted as soon as the manager is told")
+    func preferenceChangedAfterSessionUp() async throws {
+        let server = try await TestPeer(name: "Server") { $0.maxSessions = 1 }
+        let formerlyPaired = try await TestPeer(name: "FormerlyPaired")
+        let pairedIDs = Mutex<Set<PeerID>>([formerlyPaired.id])
+        server.manager.preferPeers { peer in pairedIDs.withLock { $0.contains(peer) } }
+        await connect(formerlyPaired, to: server)
+        // The pairing is forgotten (the daemon: `interpay untrust` committed), and the manager told so.
+        pairedIDs.withLock { $0 = [] }
+        await server.manager.preferenceChanged(for: formerlyPaired.id)
+        let stranger = try await TestPeer(name: "Stranger")
+        await connect(stranger, to: server)
+        #expect(await server.manager.currentSessions().map(\.peerID) == [stranger.id])
+        #expect(!server.refusals().contains { $0.contains("sessions up, none to evict") })
+        for peer in [server, formerlyPaired, stranger] { await peer.stop() }
+    }
+
     // MARK: Inbound: no frame lost
 
     @Test("the event queue holds at most its capacity of frames, loses none, and never holds back up and down")
