@@ -28,6 +28,8 @@ final class SessionHandle: Sendable {
 
     private struct State {
         var lastInbound = ContinuousClock.now
+        /// Whether the reader waits for the daemon to take a frame (backpressure): the socket is not read meanwhile.
+        var readsHeld = false
         /// When the peer last sent a frame for the daemon (not `ping` or `pong`): how idle the session is.
         var lastUsed = ContinuousClock.now
         var endReason: String?
@@ -151,9 +153,18 @@ final class SessionHandle: Sendable {
         }
     }
 
-    /// How long the peer has been silent.
+    /// The reader waits for the daemon to take a frame (`hold`), or goes back to the socket: time spent holding is
+    /// this side's, not the peer's silence, so the silence starts again when reading does.
+    func holdReads(_ hold: Bool) {
+        state.withLock {
+            $0.readsHeld = hold
+            if !hold { $0.lastInbound = .now }
+        }
+    }
+
+    /// How long the peer has been silent: zero while this side holds its reads (the peer may have sent plenty).
     var silence: Duration {
-        state.withLock { ContinuousClock.now - $0.lastInbound }
+        state.withLock { $0.readsHeld ? .zero : ContinuousClock.now - $0.lastInbound }
     }
 
     /// When the peer last sent a frame for the daemon (the session's start if none).

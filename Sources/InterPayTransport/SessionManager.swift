@@ -563,12 +563,13 @@ public actor SessionManager {
                 var nonce: UInt64 = 0
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
+                    // A stalled writer first: a peer that neither reads nor sends is best described as not reading.
+                    if session.closeIfStalled() { return .keepalive }
                     if session.silence > interval * 3 {
                         session.endReason = "peer silent for \(session.silence)"
                         session.channel.close(promise: nil)
                         return .keepalive
                     }
-                    if session.closeIfStalled() { return .keepalive }
                     nonce += 1
                     session.enqueue(.message(.ping(nonce: nonce)))
                 }
@@ -635,7 +636,9 @@ public actor SessionManager {
             case .message(let message):
                 // Waits while the daemon has `events.frameCapacity` frames to process: this session's socket is
                 // then not read, and the peer slows down instead of losing frames.
+                session.holdReads(true)
                 await events.send(.message(message, from: peer))
+                session.holdReads(false)
             case .undecodable(let frame):
                 logger.notice(
                     "undecodable frame",

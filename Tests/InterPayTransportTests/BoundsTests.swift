@@ -269,6 +269,25 @@ struct BoundsTests {
         await consume.value
     }
 
+    @Test("time the reader spends waiting for the daemon is not the peer's silence")
+    func heldReadsAreNotSilence() async throws {
+        var logger = Logger(label: "test.silence")
+        logger.logLevel = .critical
+        let info = SessionInfo(
+            peerID: PeerID(subjectPublicKeyInfoDER: [3]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
+            direction: .inbound, since: Date(), capabilities: [], serial: 1)
+        let session = SessionHandle(
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger)
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(session.silence >= .milliseconds(50), "nothing read: the silence grows")
+        session.holdReads(true)
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(session.silence == .zero, "the daemon is behind, the socket is not read: no silence is counted")
+        session.holdReads(false)
+        #expect(session.silence < .milliseconds(50), "reading again: the silence starts from now")
+    }
+
     @Test("the outbound queue: beyond its bound only while the writer makes progress, never beyond eight times it")
     func outboundQueueRules() async throws {
         var logger = Logger(label: "test.queue")
