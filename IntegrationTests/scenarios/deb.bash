@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # test-deb — the Debian package on a fresh Debian 12, with no Swift anywhere.
 #
-#   scripts/test-deb PATH/interpay_VERSION_amd64.deb      (`make test-deb` builds the package first)
+#   IntegrationTests/scenarios/deb.bash [PATH/interpay_VERSION_amd64.deb]   (`make test-deb` builds the package first)
+#
+# Without a path, the newest package of .build/deb/ (what `make deb` leaves). Not in the default scenario lists:
+# it downloads Debian packages and boots containers.
 #
 # 1. A minimal bookworm root, made with debootstrap from the Debian archive this machine's apt uses. It is cached
 #    in $INTERPAY_TEST_DEB_CACHE (default /var/cache/interpay-test-deb) and made again when missing; the downloaded
@@ -18,8 +21,11 @@
 # Needs root. Ends with "test-deb: N passed, M failed"; exit 0 only when nothing failed.
 set -euo pipefail
 
-PROG=test-deb
-deb=${1:?usage: $PROG PATH/interpay_VERSION_amd64.deb}
+PROG=deb
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck disable=SC2012  # package file names have no odd characters; ls -t orders them by age
+deb=${1:-$(ls -t "$root"/.build/deb/interpay_*_amd64.deb 2>/dev/null | head -n 1)}
+[[ -n $deb ]] || { echo "usage: $PROG PATH/interpay_VERSION_amd64.deb (none in .build/deb/: run 'make deb')" >&2; exit 2; }
 deb=$(readlink -f -- "$deb")
 [[ -f $deb ]] || { echo "$PROG: $deb not found" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "$PROG: needs root (debootstrap, systemd-nspawn, network namespaces)" >&2; exit 2; }

@@ -2,131 +2,55 @@
 # Settlement and receipts end to end: two interpayd on two simulated LAN hosts (scripts/lan-sandbox), driven through
 # the real interpay CLI; a third host, with no daemon, checks the receipt offline. Ends with
 # "receipts: N passed, M failed".
-set -euo pipefail
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+in_sandbox 3 "$@"
+make_work
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-sandbox="$root/scripts/lan-sandbox"
-daemon=${INTERPAYD:-$root/.build/debug/interpayd}
-cli=${INTERPAY:-$root/.build/debug/interpay}
-for binary in "$daemon" "$cli"; do
-    [[ -x $binary ]] || { echo "test-receipts: $binary not found; run 'swift build' first" >&2; exit 2; }
-done
-
-if [[ -z ${LAN_SANDBOX:-} ]]; then
-    exec "$sandbox" run --hosts 3 -- "${BASH_SOURCE[0]}" "$@"
-fi
-
-work=$(mktemp -d /tmp/interpay-receipts.XXXXXX)
-chmod 755 "$work"
-declare -A pids=()
-passed=0
-failed=0
-
-cleanup() {
-    for name in "${!pids[@]}"; do kill -TERM "${pids[$name]}" 2>/dev/null || true; done
-    sleep 0.3
-    for name in "${!pids[@]}"; do kill -KILL "${pids[$name]}" 2>/dev/null || true; done
-    if ((failed > 0)); then
-        for log in "$work"/*.log; do echo "--- $log"; tail -n 40 "$log"; done
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-
-start() { # HOST NAME (extra_flags=... for more flags)
-    local host=$1 name=$2
-    mkdir -p "$work/$name"
-    # shellcheck disable=SC2086  # extra_flags holds several flags, or none
-    "$sandbox" exec "$host" -- "$daemon" --name "$name" --state-dir "$work/$name" --socket "$work/$name.sock" \
-        --log-level debug ${extra_flags:-} >>"$work/$name.log" 2>&1 &
-    pids[$name]=$!
-    wait_for 10 test -S "$work/$name.sock"
-}
-
-stop() { # NAME
-    kill -TERM "${pids[$1]}" 2>/dev/null || true
-    wait "${pids[$1]}" 2>/dev/null || true
-    unset "pids[$1]"
-}
-
-ip() { # NAME ARGS...: the CLI against NAME's daemon.
-    local name=$1
-    shift
-    "$cli" "$@" --socket "$work/$name.sock"
-}
-
-wait_for() { # SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
-}
-
-field() { ip "$1" show "$2" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['$3'])"; }
+# field NAME PAYMENT MEMBER: a member of the payment as NAME's daemon shows it.
+field() { on "$1" show "$2" --json | json_get "$3"; }
 is_state() { [[ $(field "$1" "$2" state) == "$3" ]]; }
 both_state() { is_state alice "$1" "$2" && is_state bob "$1" "$2"; }
 settled_with_receipt() { both_state "$1" settled && [[ $(field bob "$1" receipt) == True ]]; }
-session_up() { ip "$1" peers --json | python3 -c "
-import json,sys
-peers = json.load(sys.stdin)['peers']
-sys.exit(0 if any(p['name'] == '$2' and p['session'] == 'up' for p in peers) else 1)"; }
-
-expect_exit() { # CODE DESCRIPTION COMMAND...: checks COMMAND's exit code; its output is kept in $last_out.
-    local code=$1 description=$2
-    shift 2
-    local status=0
-    "$@" >"$work/out" 2>&1 || status=$?
-    last_out=$(cat "$work/out")
-    if [[ $status -eq $code ]]; then pass "$description (exit $code)"; else fail "$description: exit $status, wanted $code: $last_out"; fi
-}
 
 echo "== setup"
-start 1 alice
-start 2 bob
-if wait_for 15 session_up alice bob && wait_for 5 session_up bob alice; then
-    pass "alice and bob have a session"
-else
-    fail "no session between alice and bob"
-    exit 1
-fi
+start_daemon 1 alice
+start_daemon 2 bob
+sessions_between alice bob
 
 echo "== request → accept → paid (across a payee restart)"
-id=$(ip alice send bob 12.50 MXN --memo 'tacos, "al pastor"' --category food)
-wait_for 5 is_state bob "$id" pending || true
-ip bob accept "$id" >/dev/null
-if wait_for 5 both_state "$id" accepted; then pass "accepted on both sides"; else fail "accept: $(field bob "$id" state)"; fi
-expect_exit 4 "no receipt before settlement" ip bob receipt "$id"
+id=$(on alice send bob 12.50 MXN --memo 'tacos, "al pastor"' --category food)
+eventually 5 is_state bob "$id" pending || true
+on bob accept "$id" >/dev/null
+if eventually 5 both_state "$id" accepted; then pass "accepted on both sides"; else fail "accept: $(field bob "$id" state)"; fi
+expect_exit 4 "no receipt before settlement" on bob receipt "$id"
 if [[ $last_out == *"no receipt is available"* ]]; then pass "the CLI says no receipt is available"; else fail "message: $last_out"; fi
-stop alice
-out=$(ip bob paid "$id" --method transfer --reference "SPEI 0042")
+stop_daemon alice
+out=$(on bob paid "$id" --method transfer --reference "SPEI 0042")
 if [[ $out == *paid* && $out == *"not confirmed"* ]]; then pass "paid while the payee is down: paid, awaiting the payee"; else fail "paid: $out"; fi
-start 1 alice
-if wait_for 20 both_state "$id" paid && [[ $(field bob "$id" confirmed) == True ]]; then
+start_daemon 1 alice
+if eventually 20 both_state "$id" paid && [[ $(field bob "$id" confirmed) == True ]]; then
     pass "after the payee's restart both sides are paid, confirmed"
 else
     fail "paid after restart: alice $(field alice "$id" state), bob $(field bob "$id" state)"
 fi
 
 echo "== received (across a payer restart) → receipt on both sides"
-stop bob
-out=$(ip alice received "${id:0:8}")
+stop_daemon bob
+out=$(on alice received "${id:0:8}")
 if [[ $out == *settled* ]]; then pass "received: settled on the payee's side"; else fail "received: $out"; fi
-start 2 bob
-if wait_for 20 settled_with_receipt "$id"; then
+start_daemon 2 bob
+if eventually 20 settled_with_receipt "$id"; then
     pass "after the payer's restart both sides are settled and the payer holds the receipt"
 else
     fail "settle after restart: alice $(field alice "$id" state), bob $(field bob "$id" state)"
 fi
-ip alice receipt "$id" --out "$work/alice-receipt.json"
-ip bob receipt "$id" --out "$work/bob-receipt.json"
+on alice receipt "$id" --out "$work/alice-receipt.json"
+on bob receipt "$id" --out "$work/bob-receipt.json"
 if cmp -s "$work/alice-receipt.json" "$work/bob-receipt.json"; then pass "both sides hold the same receipt, byte for byte"; else fail "receipts differ"; fi
-if ip bob receipt "$id" --format text | grep -q "12.50 MXN"; then pass "the text form shows the amount"; else fail "text form: $(ip bob receipt "$id" --format text)"; fi
-expect_exit 5 "received twice is refused" ip alice received "$id"
+if on bob receipt "$id" --format text | grep -q "12.50 MXN"; then pass "the text form shows the amount"; else fail "text form: $(on bob receipt "$id" --format text)"; fi
+expect_exit 5 "received twice is refused" on alice received "$id"
 
 echo "== verify-receipt offline, on a host with no daemon"
 expect_exit 0 "a genuine receipt verifies" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/bob-receipt.json"
@@ -138,13 +62,13 @@ sed 's/"memo":"tacos/"memo": "tacos/' "$work/bob-receipt.json" >"$work/spaced.js
 expect_exit 1 "a receipt with one byte added fails" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/spaced.json"
 
 echo "== export and stats"
-open=$(ip alice send bob 1500 JPY --memo "ramen")
-wait_for 5 is_state bob "$open" pending || true
-ip bob accept "$open" >/dev/null
-wait_for 5 both_state "$open" accepted || true
-ip alice export --format csv >"$work/export.csv"
-ip alice export --format json >"$work/export.json"
-ip alice list --json >"$work/list.json"
+open=$(on alice send bob 1500 JPY --memo "ramen")
+eventually 5 is_state bob "$open" pending || true
+on bob accept "$open" >/dev/null
+eventually 5 both_state "$open" accepted || true
+on alice export --format csv >"$work/export.csv"
+on alice export --format json >"$work/export.json"
+on alice list --json >"$work/list.json"
 if python3 - "$work/export.csv" "$work/export.json" "$work/list.json" <<'PY'; then
 import csv, datetime, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")))
@@ -166,55 +90,55 @@ PY
 else
     fail "export differs from list --json"
 fi
-if [[ $(ip alice export --format csv --state settled | wc -l) -eq 2 ]]; then pass "export --state settled: one row"; else fail "export --state"; fi
+if [[ $(on alice export --format csv --state settled | wc -l) -eq 2 ]]; then pass "export --state settled: one row"; else fail "export --state"; fi
 today=$(date -u +%F)
-if [[ $(ip alice export --from "$today" --to "$today" | wc -l) -eq 3 && $(ip alice export --to 2000-01-01 | wc -l) -eq 1 ]]; then
+if [[ $(on alice export --from "$today" --to "$today" | wc -l) -eq 3 && $(on alice export --to 2000-01-01 | wc -l) -eq 1 ]]; then
     pass "export --from/--to select by creation date (UTC)"
 else
     fail "export --from/--to"
 fi
-settled=$(ip alice stats --period all --json | python3 -c 'import json,sys; print(sorted((r["currency"], r["count"], r["settledCount"]) for r in json.load(sys.stdin)["rows"]))')
+settled=$(on alice stats --period all --json | python3 -c 'import json,sys; print(sorted((r["currency"], r["count"], r["settledCount"]) for r in json.load(sys.stdin)["rows"]))')
 if [[ $settled == "[('JPY', 1, 0), ('MXN', 1, 1)]" ]]; then pass "stats count settled payments apart from accepted ones"; else fail "stats: $settled"; fi
 
 echo "== paid and received cross during a link cut"
-cut=$(ip alice send bob 42 MXN --memo "cut")
-wait_for 5 is_state bob "$cut" pending || true
-ip bob accept "$cut" >/dev/null
-wait_for 5 both_state "$cut" accepted || true
+cut=$(on alice send bob 42 MXN --memo "cut")
+eventually 5 is_state bob "$cut" pending || true
+on bob accept "$cut" >/dev/null
+eventually 5 both_state "$cut" accepted || true
 "$sandbox" link 2 down >/dev/null
-ip bob paid "$cut" --method cash >/dev/null
-ip alice received "$cut" >/dev/null
+on bob paid "$cut" --method cash >/dev/null
+on alice received "$cut" >/dev/null
 "$sandbox" link 2 up >/dev/null
-if wait_for 60 settled_with_receipt "$cut" && [[ $(field bob "$cut" confirmed) == True ]]; then
+if eventually 60 settled_with_receipt "$cut" && [[ $(field bob "$cut" confirmed) == True ]]; then
     pass "after the link is back both sides are settled, confirmed, and the payer holds the receipt"
 else
     fail "after the cut: alice $(field alice "$cut" state), bob $(field bob "$cut" state)"
 fi
 
 echo "== a peer without receipts (carol, --no-receipts) still completes request → accept"
-extra_flags=--no-receipts start 3 carol
-if wait_for 15 session_up alice carol && wait_for 5 session_up carol alice; then
+start_daemon 3 carol --no-receipts
+if eventually 15 session_up alice carol && eventually 5 session_up carol alice; then
     pass "alice and carol (no receipts capability) have a session"
 else
     fail "no session between alice and carol"
 fi
 # carol asks alice for money: alice (with receipts) is the payer, carol (without) the payee that would sign.
-old_peer=$(ip carol send alice 7 MXN --memo "no receipts")
-wait_for 5 is_state alice "$old_peer" pending || true
-ip alice accept "$old_peer" >/dev/null
-if wait_for 5 is_state carol "$old_peer" accepted && is_state alice "$old_peer" accepted; then
+old_peer=$(on carol send alice 7 MXN --memo "no receipts")
+eventually 5 is_state alice "$old_peer" pending || true
+on alice accept "$old_peer" >/dev/null
+if eventually 5 is_state carol "$old_peer" accepted && is_state alice "$old_peer" accepted; then
     pass "request → accept with a payee without receipts"
 else
     fail "with carol: alice $(field alice "$old_peer" state), carol $(field carol "$old_peer" state)"
 fi
-expect_exit 4 "no receipt from a payee without the capability" ip alice receipt "$old_peer"
+expect_exit 4 "no receipt from a payee without the capability" on alice receipt "$old_peer"
 if [[ $last_out == *"no receipt is available"*"does not support receipts"* ]]; then
     pass "the CLI says no receipt is available: the peer's daemon does not support receipts"
 else
     fail "message: $last_out"
 fi
 status=0
-ip alice paid "$old_peer" >"$work/out" 2>&1 || status=$?
+on alice paid "$old_peer" >"$work/out" 2>&1 || status=$?
 if ((status != 0)) && grep -q "receipts" "$work/out"; then
     pass "'paid' towards a payee without receipts is refused (exit $status), naming the missing capability"
 else
@@ -226,5 +150,4 @@ else
     fail "after the refusal: alice $(field alice "$old_peer" state), carol $(field carol "$old_peer" state)"
 fi
 
-echo "receipts: $passed passed, $failed failed"
-((failed == 0))
+finish

@@ -11,7 +11,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: scripts/test-bad-input [--only GROUP] [--keep]
+usage: IntegrationTests/run bad-input (or IntegrationTests/scenarios/bad-input.bash) [--only GROUP] [--keep]
 
   --only GROUP  run only the prober groups whose names contain GROUP (pre-session, framing, fields, replay,
                 memo, control, pending, rate, unauthenticated)
@@ -33,74 +33,31 @@ while (($# > 0)); do
     esac
 done
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-daemon=${INTERPAYD:-$root/.build/debug/interpayd}
-cli=${INTERPAY:-$root/.build/debug/interpay}
-for binary in "$daemon" "$cli"; do
-    [[ -x $binary ]] || { echo "test-bad-input: $binary not found; run 'swift build' first" >&2; exit 2; }
-done
-for tool in python3 openssl; do
-    command -v "$tool" >/dev/null || { echo "test-bad-input: $tool not found; run scripts/install-deps" >&2; exit 2; }
-done
-
-work=$(mktemp -d /tmp/interpay-bad-input.XXXXXX)
-declare -A pids=()
-status=1
-passed=0
-failed=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-
-cleanup() {
-    for name in "${!pids[@]}"; do kill -TERM "${pids[$name]}" 2>/dev/null || true; done
-    for name in "${!pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "${pids[$name]}" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "${pids[$name]}" 2>/dev/null || true
-    done
-    if ((status != 0)); then
-        for log in "$work"/*.log; do [[ -e $log ]] && { echo "--- $log"; tail -n 60 "$log"; }; done
-    fi
-    if [[ $keep == yes ]]; then echo "test-bad-input: work directory kept: $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+need_tools python3 openssl
+[[ $keep == no ]] || KEEP_WORK=1
+make_work
+log_lines=60
+# Info, not debug: the floods of the limit checks would fill the logs the prober reads.
+daemon_log_level=info
 
 # The small limits of the "limits" daemon.
 max_pending=5
 max_per_minute=30
 max_unauthenticated=4
 handshake_timeout=20
-cat >"$work/limits.toml" <<EOF
-[limits]
-max_pending_per_peer = $max_pending
-max_requests_per_minute = $max_per_minute
-max_unauthenticated = $max_unauthenticated
-handshake_timeout = "${handshake_timeout}s"
-EOF
-# The main daemon reads an empty file, so that no configuration of this machine applies.
-: >"$work/main.toml"
+daemon_config limits "max_pending_per_peer = $max_pending" "max_requests_per_minute = $max_per_minute" \
+    "max_unauthenticated = $max_unauthenticated" "handshake_timeout = \"${handshake_timeout}s\""
+daemon_config main
 
-wait_for() { # SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
+# start NAME: a daemon on 127.0.0.1 on a free port, without discovery or the web app.
+start() {
+    start_daemon - "$1" --no-discovery --no-web --listen 127.0.0.1 --port 0
 }
 
-start() { # NAME: a daemon on 127.0.0.1, a free port, its own state directory, socket and log (level info)
-    local name=$1
-    mkdir -p "$work/$name"
-    "$daemon" --config "$work/$name.toml" --name "$name" --no-discovery --no-web --listen 127.0.0.1 --port 0 \
-        --state-dir "$work/$name" --socket "$work/$name.sock" >"$work/$name.log" 2>&1 &
-    pids[$name]=$!
-    if ! wait_for 30 "$cli" status --socket "$work/$name.sock"; then
-        fail "the $name daemon did not start"
-        exit 1
-    fi
-}
-
-port_of() { "$cli" status --json --socket "$work/$1.sock" | python3 -c 'import json,sys; print(json.load(sys.stdin)["port"])'; }
+port_of() { on "$1" status --json | json_get port; }
 
 start main
 start limits
@@ -112,7 +69,7 @@ else
     fail "--check-config does not show the new limits: $out"
 fi
 
-python3 "$root/scripts/bad-input-probe.py" --cli "$cli" --work "$work" \
+python3 "$tests_dir/lib/bad-input-probe.py" --cli "$cli" --work "$work" \
     --main "$(port_of main)" "$work/main.sock" "${pids[main]}" "$work/main.log" \
     --limits "$(port_of limits)" "$work/limits.sock" "${pids[limits]}" "$work/limits.log" \
     --max-pending "$max_pending" --max-per-minute "$max_per_minute" --max-unauthenticated "$max_unauthenticated" \
@@ -139,6 +96,4 @@ for name in main limits; do
     if ((code == 0)); then pass "the $name daemon exits 0 on SIGTERM"; else fail "the $name daemon exited $code on SIGTERM"; fi
 done
 
-echo "test-bad-input: $passed passed, $failed failed"
-if ((failed == 0)); then status=0; fi
-exit "$status"
+finish

@@ -3,7 +3,7 @@
 127.0.0.1 as a peer with keys of its own, speaking the wire protocol from protocol/PROTOCOL.md, and checks that the
 daemon holds. One shared harness (this file), one file per scenario, run all or one by name:
 
-    scripts/hostile/run.py --daemon .build/debug/interpayd --cli .build/debug/interpay [--only NAME] [--list]
+    IntegrationTests/hostile/run.py --daemon .build/debug/interpayd --cli .build/debug/interpay [--only NAME] [--list]
 
 A scenario module defines DESCRIPTION (one line) and run(h), where h is a Harness. Each scenario gets fresh daemons;
 after it, every daemon it started must still be running and exit 0 on SIGTERM. Ends with "hostile: N passed, M
@@ -21,11 +21,23 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import interpay_wire as wire  # noqa: E402 - the path above must be set first
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The test timers every daemon of the suite runs with (as IntegrationTests/lib/harness.bash gives its daemons): the
+# smallest keepalive interval the daemon allows, so that a silent or stalled peer is dropped within 15-20 s instead
+# of waiting on the default meant for people's networks.
+TEST_LIMITS = 'keepalive_interval = "5s"\n'
+
+
+def with_test_limits(config):
+    """`config` (TOML text) with TEST_LIMITS added to its [limits] table, or in a table of their own."""
+    if "[limits]\n" in config:
+        return config.replace("[limits]\n", "[limits]\n" + TEST_LIMITS, 1)
+    return "[limits]\n" + TEST_LIMITS + config
 
 
 class Harness:
@@ -55,7 +67,7 @@ class Harness:
         os.makedirs(state, exist_ok=True)
         config_path = os.path.join(self.work, name + ".toml")
         with open(config_path, "w") as file:
-            file.write(config)
+            file.write(with_test_limits(config))
         socket_path = os.path.join(self.work, name + ".sock")
         log_path = os.path.join(self.work, name + ".log")
         log = open(log_path, "ab")
