@@ -183,8 +183,8 @@ start_daemon() {
     shift 2
     mkdir -p "$work/$name"
     [[ -f $work/$name.toml ]] || daemon_config "$name"
-    local -a command=("${daemon_wrapper[@]}" "$daemon" --log-level "$daemon_log_level" --config "$work/$name.toml" --name "$name" --state-dir "$work/$name"
-        --socket "$work/$name.sock" "$@")
+    local -a command=("${daemon_wrapper[@]}" "$daemon" --log-level "$daemon_log_level" --config "$work/$name.toml"
+        --name "$name" --state-dir "$work/$name" --socket "$work/$name.sock" "$@")
     if [[ $host == - ]]; then
         "${command[@]}" >>"$work/$name.log" 2>&1 &
     else

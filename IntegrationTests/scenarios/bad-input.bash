@@ -4,9 +4,9 @@
 # the local limits (pending requests and requests per minute per peer, unauthenticated connections, handshake
 # deadline), and invalid JSON-RPC on the control socket. After each group the daemon must still serve.
 #
-# Two interpayd run in this network namespace with --no-discovery on 127.0.0.1: "main" with the default limits,
-# and "limits" with small ones from a configuration file. The prober (scripts/bad-input-probe.py) speaks the wire
-# protocol itself with a client certificate made by openssl. Ends with "bad-input: N passed, M failed".
+# Two interpayd run in this network namespace with --no-discovery on 127.0.0.1: "main" with the default limits, and
+# "limits" with small ones from a configuration file. The prober (IntegrationTests/lib/bad-input-probe.py) speaks the
+# wire protocol itself with a client certificate made by openssl. Ends with "bad-input: N passed, M failed".
 set -euo pipefail
 
 usage() {

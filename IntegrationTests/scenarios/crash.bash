@@ -8,7 +8,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: test-crash [--requests N] [--workers N] [--kills N] [--only receiver|sender] [--deadline SECONDS]
+Usage: IntegrationTests/scenarios/crash.bash [--requests N] [--workers N] [--kills N] [--only receiver|sender] [--deadline SECONDS]
 
 Two interpayd in the calling network namespace, without discovery, on 127.0.0.1 only (static peers on fixed
 ports). For each victim (the receiving daemon bob, then the sending daemon alice): N `interpay send alice→bob`
@@ -45,18 +45,18 @@ while (($# > 0)); do
         --kills) kills=$2; shift 2 ;;
         --deadline) deadline=$2; shift 2 ;;
         --only)
-            [[ $2 == receiver || $2 == sender ]] || { echo "test-crash: --only receiver|sender" >&2; exit 2; }
+            [[ $2 == receiver || $2 == sender ]] || { echo "crash: --only receiver|sender" >&2; exit 2; }
             victims=("$2")
             shift 2
             ;;
         -h | --help) usage; exit 0 ;;
-        *) echo "test-crash: unknown argument $1 (see --help)" >&2; exit 2 ;;
+        *) echo "crash: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 for number in "$requests" "$workers" "$kills" "$deadline"; do
-    [[ $number =~ ^[0-9]+$ ]] || { echo "test-crash: not a number: $number" >&2; exit 2; }
+    [[ $number =~ ^[0-9]+$ ]] || { echo "crash: not a number: $number" >&2; exit 2; }
 done
-((workers > 0 && requests >= 100)) || { echo "test-crash: want --workers >= 1 and --requests >= 100" >&2; exit 2; }
+((workers > 0 && requests >= 100)) || { echo "crash: want --workers >= 1 and --requests >= 100" >&2; exit 2; }
 
 # shellcheck source=../lib/harness.bash
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-deb — the Debian package on a fresh Debian 12, with no Swift anywhere.
+# deb — the Debian package on a fresh Debian 12, with no Swift anywhere.
 #
 #   IntegrationTests/scenarios/deb.bash [PATH/interpay_VERSION_amd64.deb]   (`make test-deb` builds the package first)
 #
@@ -18,7 +18,7 @@
 #    group interpay ([control] group = "interpay"), `systemd-analyze security interpayd` at most 2.0, and a payment
 #    request from alice to bob, accepted by bob, in the state accepted on both sides.
 #
-# Needs root. Ends with "test-deb: N passed, M failed"; exit 0 only when nothing failed.
+# Needs root. Ends with "deb: N passed, M failed"; exit 0 only when nothing failed.
 set -euo pipefail
 
 PROG=deb
@@ -286,5 +286,5 @@ fi
 for name in alice bob; do run "$name" journalctl -u interpayd --no-pager >"$work/$name-interpayd.log" 2>&1 || true; done
 
 note "done"
-echo "test-deb: $passed passed, $failed failed"
+echo "deb: $passed passed, $failed failed"
 ((failed == 0))

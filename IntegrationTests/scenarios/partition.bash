@@ -7,7 +7,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: test-partition [--cut SECONDS] [--deadline SECONDS]
+Usage: IntegrationTests/scenarios/partition.bash [--cut SECONDS] [--deadline SECONDS]
 
 Two interpayd (alice on host 1, bob on host 2, discovery through the sandbox's avahi). Each asks the other for 12
 payments, which are delivered. Then, twice, the link of host 2 is cut (scripts/lan-sandbox link 2 down):
@@ -35,11 +35,11 @@ while (($# > 0)); do
         --cut) cut=$2; shift 2 ;;
         --deadline) deadline=$2; shift 2 ;;
         -h | --help) usage; exit 0 ;;
-        *) echo "test-partition: unknown argument $1 (see --help)" >&2; exit 2 ;;
+        *) echo "partition: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 for number in "$cut" "$deadline"; do
-    [[ $number =~ ^[0-9]+$ ]] || { echo "test-partition: not a number: $number" >&2; exit 2; }
+    [[ $number =~ ^[0-9]+$ ]] || { echo "partition: not a number: $number" >&2; exit 2; }
 done
 
 # shellcheck source=../lib/harness.bash

@@ -180,7 +180,7 @@ expect_exit 1 "the wrong code ended the attempt: the right one has nothing to co
 if eventually 5 test "$(peer_trust alice bob pairing 2>/dev/null)" = idle; then pass "the wrong code ends alice's attempt too"; else fail "alice's pairing: $(peer_trust alice bob pairing)"; fi
 if grep -q "pairing attempt failed" "$work/bob.log"; then pass "the failed attempt is logged"; else fail "no failed-attempt log line"; fi
 expect_exit 2 "a code that is not 6 digits is a usage error" on alice pair bob --code 12ab
-# (The lockout after 3 failed attempts, and that it survives a restart, are checked by scripts/test-hostile.)
+# (The lockout after 3 failed attempts, and that it survives a restart, are checked by IntegrationTests/scenarios/hostile.bash.)
 
 echo "== accept_from = paired"
 stop_daemon bob

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The web app in a real browser: two interpayd on two simulated LAN hosts (scripts/lan-sandbox), a headless Debian
-# chromium in each host's network namespace (no route out), driven with Selenium (scripts/web-browser.py). alice
-# requests 12.50 MXN from bob on her Request page; bob's open Inbox shows it within 2 s; bob accepts; both pages
-# show it accepted; bob's Sales totals equal `interpay stats --json` and the chart is drawn. Then the access checks:
-# no token, wrong Host, a cross-origin POST, the token file's mode, a non-loopback address. Screenshots of every page
-# are kept in .build/web-screenshots/. Ends with "web: N passed, M failed".
-# shellcheck source=../lib/harness.bash
+# chromium in each host's network namespace (no route out), driven with Selenium
+# (IntegrationTests/lib/web-browser.py). alice requests 12.50 MXN from bob on her Request page; bob's open Inbox shows
+# it within 2 s; bob accepts; both pages show it accepted; bob's Sales totals equal `interpay stats --json` and the
+# chart is drawn. Then the access checks: no token, wrong Host, a cross-origin POST, the token file's mode, a
+# non-loopback address. Screenshots of every page are kept in .build/web-screenshots/. Ends with "web: N passed, M
+# failed". shellcheck source=../lib/harness.bash
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
 need_binaries daemon cli
 need_tools /usr/bin/chromium /usr/bin/chromedriver
@@ -15,7 +15,8 @@ make_work
 log_lines=30
 daemon_log_level=info
 
-# run_side HOST ROLE [ARGS...]: scripts/web-browser.py in HOST's namespace; its PASS/FAIL lines are counted.
+# run_side HOST ROLE NAME [ARGS...]: the browser driver (lib/web-browser.py) as ROLE in HOST's namespace, against
+# NAME's daemon; its PASS/FAIL lines go to $work/browser-ROLE.out.
 run_side() {
     local host=$1 role=$2 name=$3
     shift 3
