@@ -134,6 +134,13 @@ expect_eq() {
     if [[ $3 == "$2" ]]; then pass "$1"; else fail "$1: expected '$2', saw '$3'"; fi
 }
 
+# expect_match DESCRIPTION PATTERN SEEN: PASS when SEEN matches the glob PATTERN (e.g. '*not reachable*'), else FAIL
+# saying both.
+expect_match() {
+    # shellcheck disable=SC2053  # the pattern is a glob on purpose
+    if [[ $3 == $2 ]]; then pass "$1"; else fail "$1: expected '$2', saw '$3'"; fi
+}
+
 # expect_exit CODE DESCRIPTION COMMAND...: runs COMMAND and checks its exit status. Its standard error is kept in
 # $last_err, its standard output followed by its standard error in $last_out, for further checks.
 expect_exit() {
@@ -245,6 +252,35 @@ sessions_between() {
         fail "no session between $1 and $2"
         exit 1
     fi
+}
+
+# ---- the ledgers of alice and bob (the crash and partition scenarios), compared by lib/ledger-consistency.py
+
+# field JSON NAME: a string or boolean member of the CLI's compact JSON output ('-' when there is none), read without
+# a Python process: the bursts call it thousands of times.
+field() { if [[ $1 =~ \"$2\":\"?([a-z]+) ]]; then echo "${BASH_REMATCH[1]}"; else echo -; fi; }
+
+# ledger NAME: NAME's whole ledger (list --json) into $work/NAME.json, replaced only by a complete new one.
+ledger() { on "$1" list --json --limit 100000 >"$work/$1.json.new" && mv "$work/$1.json.new" "$work/$1.json"; }
+
+# converged: alice's and bob's ledgers hold the same payments in the same states; why not is in $work/converge.why.
+converged() {
+    ledger alice && ledger bob \
+        && python3 "$tests_dir/lib/ledger-consistency.py" converged --ledger alice="$work/alice.json" \
+            --ledger bob="$work/bob.json" >"$work/converge.why"
+}
+
+# converged_twice: two equal snapshots a second apart: nothing was still moving.
+converged_twice() { converged && sleep 1 && converged; }
+
+# check_ledgers SENT DECISIONS: the checks of lib/ledger-consistency.py on the final ledgers against what the CLI
+# reported (SENT: "NAME MEMO EXIT ID" lines, DECISIONS: "ACTOR KIND ID EXIT STATE CONFIRMED" lines), counted as
+# this scenario's, prefixed with $phase.
+check_ledgers() {
+    ledger alice
+    ledger bob
+    relay_results python3 "$tests_dir/lib/ledger-consistency.py" check --ledger alice="$work/alice.json" \
+        --ledger bob="$work/bob.json" --sent "$1" --decisions "$2"
 }
 
 # count_results FILE: adds the PASS and FAIL lines of a helper's output to the totals, and prints them.

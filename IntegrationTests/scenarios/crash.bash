@@ -61,7 +61,6 @@ done
 # shellcheck source=../lib/harness.bash
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
 need_binaries daemon cli
-checker="$tests_dir/lib/ledger-consistency.py"
 make_work
 log_lines=30
 # Info, not debug: thousands of sends and decisions per burst.
@@ -106,8 +105,6 @@ crash() {
     start "$name"
 }
 
-# field JSON NAME: a string or boolean field of the CLI's compact JSON output ('-' when there is none).
-field() { if [[ $1 =~ \"$2\":\"?([a-z]+) ]]; then echo "${BASH_REMATCH[1]}"; else echo -; fi; }
 
 # any_session NAME: NAME's daemon has a session up (with its one static peer).
 any_session() { on "$1" peers --json | grep -q '"session":"up"'; }
@@ -146,15 +143,7 @@ decision_worker() {
     done
 }
 
-ledger() { on "$1" list --json --limit 100000 >"$work/$1.json.new" && mv "$work/$1.json.new" "$work/$1.json"; }
-converged() {
-    ledger alice && ledger bob \
-        && python3 "$checker" converged --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-            >"$work/converge.why"
-}
 
-# Two equal snapshots a second apart: nothing was still moving.
-converged_twice() { converged && sleep 1 && converged; }
 
 progress() { cat "$work/$1".sent.* 2>/dev/null | wc -l; }
 
@@ -212,10 +201,7 @@ burst() {
     else
         fail "$phase: the ledgers did not converge within $deadline s: $(cat "$work/converge.why" 2>/dev/null)"
     fi
-    ledger alice
-    ledger bob
-    relay_results python3 "$checker" check --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-        --sent <(cat "$work"/*.sent) --decisions <(cat "$work"/*.decisions 2>/dev/null)
+    check_ledgers <(cat "$work"/*.sent) <(cat "$work"/*.decisions 2>/dev/null)
 }
 
 echo "== setup"

@@ -96,7 +96,7 @@ stop_daemon erin
 
 echo "== restarts and keys"
 stop_daemon bob
-if [[ $(peer_id bob) == "$bob_id" ]]; then pass "restart keeps the peer ID"; else fail "peer ID changed on restart"; fi
+expect_eq "restart keeps the peer ID" "$bob_id" "$(peer_id bob)"
 before=$(count_sessions_with alice "$(short "$bob_id")")
 start 2 bob
 if eventually 15 bash -c "[[ \$(grep 'session up' '$work/alice.log' | grep -c 'id=$(short "$bob_id")') -gt $before ]]"; then

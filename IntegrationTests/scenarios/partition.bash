@@ -45,7 +45,6 @@ done
 # shellcheck source=../lib/harness.bash
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
 need_binaries daemon cli
-checker="$tests_dir/lib/ledger-consistency.py"
 in_sandbox 2 --cut "$cut" --deadline "$deadline"
 make_work
 log_lines=30
@@ -70,8 +69,6 @@ peers = [p for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1]]
 print(peers[0]["session"] if peers else "unknown")' "${peer_of[$1]}"
 }
 session_is() { [[ $(session "$1") == "$2" ]]; }
-# field JSON NAME: a string or boolean field of the CLI's compact JSON output ('-' when there is none).
-field() { if [[ $1 =~ \"$2\":\"?([a-z]+) ]]; then echo "${BASH_REMATCH[1]}"; else echo -; fi; }
 state() { field "$(on "$1" show "$2" --json)" state; }
 
 # send NAME MEMO: NAME asks the other to pay; one line in $work/sent ("NAME MEMO EXIT ID"); prints the ID if sent.
@@ -153,13 +150,6 @@ decisions() {
     done
 }
 
-ledger() { on "$1" list --json --limit 100000 >"$work/$1.json.new" && mv "$work/$1.json.new" "$work/$1.json"; }
-converged() {
-    ledger alice && ledger bob \
-        && python3 "$checker" converged --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-            >"$work/converge.why"
-}
-converged_twice() { converged && sleep 1 && converged; }
 
 # partition PHASE MODE: MODE "timed" cuts for $cut seconds; "drop" until both sessions are down, then 3 s more.
 partition() {
@@ -219,10 +209,7 @@ partition() {
     else
         fail "$phase: the ledgers did not converge within $deadline s: $(cat "$work/converge.why" 2>/dev/null)"
     fi
-    ledger alice
-    ledger bob
-    relay_results python3 "$checker" check --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-        --sent "$work/sent" --decisions "$work/decisions"
+    check_ledgers "$work/sent" "$work/decisions"
     crossing "$phase"
     echo "     $phase took $((SECONDS - began)) s"
 }

@@ -25,7 +25,7 @@ eventually 5 is_state bob "$id" pending || true
 on bob accept "$id" >/dev/null
 if eventually 5 both_state "$id" accepted; then pass "accepted on both sides"; else fail "accept: $(field bob "$id" state)"; fi
 expect_exit 4 "no receipt before settlement" on bob receipt "$id"
-if [[ $last_out == *"no receipt is available"* ]]; then pass "the CLI says no receipt is available"; else fail "message: $last_out"; fi
+expect_match "the CLI says no receipt is available" '*no receipt is available*' "$last_out"
 stop_daemon alice
 out=$(on bob paid "$id" --method transfer --reference "SPEI 0042")
 if [[ $out == *paid* && $out == *"not confirmed"* ]]; then pass "paid while the payee is down: paid, awaiting the payee"; else fail "paid: $out"; fi
@@ -39,7 +39,7 @@ fi
 echo "== received (across a payer restart) → receipt on both sides"
 stop_daemon bob
 out=$(on alice received "${id:0:8}")
-if [[ $out == *settled* ]]; then pass "received: settled on the payee's side"; else fail "received: $out"; fi
+expect_match "received: settled on the payee's side" '*settled*' "$out"
 start_daemon 2 bob
 if eventually 20 settled_with_receipt "$id"; then
     pass "after the payer's restart both sides are settled and the payer holds the receipt"
@@ -57,7 +57,7 @@ expect_exit 0 "a genuine receipt verifies" "$sandbox" exec 3 -- "$cli" verify-re
 if [[ $last_out == OK:*"12.50 MXN"* ]]; then pass "one-line summary: ${last_out:0:60}…"; else fail "summary: $last_out"; fi
 sed 's/"amount":"1250"/"amount":"9250"/' "$work/bob-receipt.json" >"$work/tampered.json"
 expect_exit 1 "a receipt with the amount changed fails" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/tampered.json"
-if [[ $last_out == *signature* ]]; then pass "it names the signature"; else fail "reason: $last_out"; fi
+expect_match "it names the signature" '*signature*' "$last_out"
 sed 's/"memo":"tacos/"memo": "tacos/' "$work/bob-receipt.json" >"$work/spaced.json"
 expect_exit 1 "a receipt with one byte added fails" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/spaced.json"
 
@@ -98,7 +98,7 @@ else
     fail "export --from/--to"
 fi
 settled=$(on alice stats --period all --json | python3 -c 'import json,sys; print(sorted((r["currency"], r["count"], r["settledCount"]) for r in json.load(sys.stdin)["rows"]))')
-if [[ $settled == "[('JPY', 1, 0), ('MXN', 1, 1)]" ]]; then pass "stats count settled payments apart from accepted ones"; else fail "stats: $settled"; fi
+expect_eq "stats count settled payments apart from accepted ones" "[('JPY', 1, 0), ('MXN', 1, 1)]" "$settled"
 
 echo "== paid and received cross during a link cut"
 cut=$(on alice send bob 42 MXN --memo "cut")

@@ -137,7 +137,7 @@ else
 fi
 if eventually 10 periods_are alice "$e" "0:accepted 1:accepted"; then pass "and alice has it accepted"; else fail "alice: $(periods alice "$e")"; fi
 count=$(series_payments bob "$e" | wc -l)
-if [[ $count == 2 ]]; then pass "two payments for two periods on bob"; else fail "payments on bob: $count"; fi
+expect_eq "two payments for two periods on bob" 2 "$count"
 
 echo "== the listing"
 on bob subscriptions
