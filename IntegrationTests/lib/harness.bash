@@ -46,7 +46,7 @@ log_lines=40
 # instead of the 45-60 s meant for people's networks.
 test_limits='keepalive_interval = "5s"'
 
-# die MESSAGE: the scenario cannot run here (missing binary or tool): exit 2, the runner's "not run".
+# die MESSAGE: the scenario cannot run here (a binary or tool is missing): exit 2, told apart from a failed check.
 die() {
     echo "$scenario: $*" >&2
     exit 2

@@ -22,7 +22,9 @@
 set -euo pipefail
 
 PROG=deb
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# The harness for pass, fail and eventually; this scenario makes its own containers, work directory and teardown.
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
 # shellcheck disable=SC2012  # package file names have no odd characters; ls -t orders them by age
 deb=${1:-$(ls -t "$root"/.build/deb/interpay_*_amd64.deb 2>/dev/null | head -n 1)}
 [[ -n $deb ]] || { echo "usage: $PROG PATH/interpay_VERSION_amd64.deb (none in .build/deb/: run 'make deb')" >&2; exit 2; }
@@ -37,10 +39,6 @@ cache=${INTERPAY_TEST_DEB_CACHE:-/var/cache/interpay-test-deb}
 base=$cache/bookworm
 archives=$cache/apt-archives
 started=$SECONDS
-passed=0
-failed=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 note() { echo "$PROG: [$((SECONDS - started)) s] $*" >&2; }
 
 # The Debian archive this machine's apt uses (deb822 .sources, else sources.list), for debootstrap and the root.
@@ -198,14 +196,6 @@ run() {
     pid=$(container_pid "$name") || { echo "container $name is not running" >&2; return 125; }
     nsenter -t "$pid" -m -u -i -n -p -r -w -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"
 }
-wait_for() { # SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.5
-    done
-}
 
 netns[alice]=ipdeb-$id-a
 netns[bob]=ipdeb-$id-b
@@ -224,7 +214,7 @@ start_container bob 2 "${addr[alice]}"
 
 # ---- 4. the checks ------------------------------------------------------------------------------------------------
 for name in alice bob; do
-    if wait_for 90 run "$name" systemctl is-active --quiet interpayd; then
+    if eventually 90 run "$name" systemctl is-active --quiet interpayd; then
         pass "$name: systemctl is-active interpayd"
     else
         fail "$name: interpayd not active: $(run "$name" systemctl status --no-pager interpayd 2>&1 | tail -n 15)"
@@ -267,12 +257,12 @@ sys.exit(0 if any(p['name'] == '$2' and p['session'] == 'up' for p in json.load(
 state() { # NAME PAYMENT
     run "$1" interpay show "$2" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])'
 }
-if wait_for 60 session_up alice bob && wait_for 20 session_up bob alice; then
+if eventually 60 session_up alice bob && eventually 20 session_up bob alice; then
     pass "alice and bob have a session over the private link"
     payment=$(run alice interpay send bob 12.50 MXN --memo "from the package" 2>&1) || payment=""
-    if [[ -n $payment ]] && wait_for 20 test "$(state bob "$payment")" = pending; then
+    if [[ -n $payment ]] && eventually 20 test "$(state bob "$payment")" = pending; then
         out=$(run bob interpay accept "${payment:0:8}" 2>&1) || true
-        if wait_for 20 test "$(state alice "$payment")" = accepted && [[ $(state bob "$payment") == accepted ]]; then
+        if eventually 20 test "$(state alice "$payment")" = accepted && [[ $(state bob "$payment") == accepted ]]; then
             pass "a payment request from alice, accepted by bob: accepted on both sides ($out)"
         else
             fail "payment $payment: alice $(state alice "$payment"), bob $(state bob "$payment"): $out"
@@ -286,5 +276,4 @@ fi
 for name in alice bob; do run "$name" journalctl -u interpayd --no-pager >"$work/$name-interpayd.log" 2>&1 || true; done
 
 note "done"
-echo "deb: $passed passed, $failed failed"
-((failed == 0))
+finish
