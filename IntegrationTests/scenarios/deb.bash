@@ -257,12 +257,14 @@ sys.exit(0 if any(p['name'] == '$2' and p['session'] == 'up' for p in json.load(
 state() { # NAME PAYMENT
     run "$1" interpay show "$2" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])'
 }
+# state_is NAME PAYMENT STATE: a command for eventually, which calls it again and again.
+state_is() { [[ $(state "$1" "$2") == "$3" ]]; }
 if eventually 60 session_up alice bob && eventually 20 session_up bob alice; then
     pass "alice and bob have a session over the private link"
     payment=$(run alice interpay send bob 12.50 MXN --memo "from the package" 2>&1) || payment=""
-    if [[ -n $payment ]] && eventually 20 test "$(state bob "$payment")" = pending; then
+    if [[ -n $payment ]] && eventually 20 state_is bob "$payment" pending; then
         out=$(run bob interpay accept "${payment:0:8}" 2>&1) || true
-        if eventually 20 test "$(state alice "$payment")" = accepted && [[ $(state bob "$payment") == accepted ]]; then
+        if eventually 20 state_is alice "$payment" accepted && [[ $(state bob "$payment") == accepted ]]; then
             pass "a payment request from alice, accepted by bob: accepted on both sides ($out)"
         else
             fail "payment $payment: alice $(state alice "$payment"), bob $(state bob "$payment"): $out"

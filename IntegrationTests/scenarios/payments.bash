@@ -30,6 +30,9 @@ peer_trust() {
 import json, sys
 print(next(p["trust"][sys.argv[2]] for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1]))' "$2" "$3"
 }
+# trust_is NAME PEER FIELD VALUE: that member of PEER's trust in NAME's peers has that value (a command for
+# eventually, which calls it again and again).
+trust_is() { [[ $(peer_trust "$1" "$2" "$3") == "$4" ]]; }
 
 echo "== setup"
 # Exchange rates for bob (preferred currency EUR) from a fixture server on host 2's own loopback.
@@ -157,14 +160,14 @@ pair_both() {
     local started
     started=$(jf alice trust.pairing pair bob || true)
     if [[ $started == waiting ]]; then pass "alice's pair waits for bob's user"; else fail "alice's pair: $started"; fi
-    if eventually 5 test "$(peer_trust bob alice pairing 2>/dev/null)" = requested; then
+    if eventually 5 trust_is bob alice pairing requested; then
         pass "bob's peers shows that alice wants to pair"
     else
         fail "bob's pairing state for alice: $(peer_trust bob alice pairing 2>&1)"
     fi
     code=$(jf bob trust.code pair alice || true)
     if [[ $code =~ ^[0-9]{6}$ ]]; then pass "bob's pair gives a 6-digit code"; else fail "pair: no code ($code)"; fi
-    if eventually 5 test "$(peer_trust alice bob code 2>/dev/null)" = "$code"; then
+    if eventually 5 trust_is alice bob code "$code"; then
         pass "alice's peers shows the same code for bob"
     else
         fail "alice's code: $(peer_trust alice bob code 2>&1)"
@@ -177,7 +180,7 @@ expect_exit 1 "a wrong code is refused" on bob pair alice --code "$wrong"
 expect_match "the refusal says how many attempts are left" '*2 attempts left*' "$last_err"
 expect_exit 1 "the wrong code ended the attempt: the right one has nothing to confirm" on bob pair alice --code "$code"
 # bob's abort ends alice's attempt too.
-if eventually 5 test "$(peer_trust alice bob pairing 2>/dev/null)" = idle; then pass "the wrong code ends alice's attempt too"; else fail "alice's pairing: $(peer_trust alice bob pairing)"; fi
+if eventually 5 trust_is alice bob pairing idle; then pass "the wrong code ends alice's attempt too"; else fail "alice's pairing: $(peer_trust alice bob pairing)"; fi
 if grep -q "pairing attempt failed" "$work/bob.log"; then pass "the failed attempt is logged"; else fail "no failed-attempt log line"; fi
 expect_exit 2 "a code that is not 6 digits is a usage error" on alice pair bob --code 12ab
 # (The lockout after 3 failed attempts, and that it survives a restart, are checked by IntegrationTests/scenarios/hostile.bash.)
