@@ -104,6 +104,9 @@ teardown() {
         for _ in {1..25}; do kill -0 "${pids[$name]}" 2>/dev/null || break; sleep 0.2; done
         kill -KILL "${pids[$name]}" 2>/dev/null || true
     done
+    # Helpers (rates servers, watchers, workers) had the daemons' grace to end on SIGTERM; one still running must
+    # not hold up the wait below.
+    for pid in "${background[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     if ((failed > 0 || status != 0)) && [[ -n $work ]]; then
         for log in "$work"/*.log; do [[ -f $log ]] && { echo "--- $log"; tail -n "$log_lines" "$log"; }; done
