@@ -59,17 +59,19 @@ build: deps ## debug build of every target (fails on a warning, scripts/check-wa
 build-tests: deps
 	scripts/check-warnings $(SWIFT) build --build-tests
 
-# Test tiers. Every scenario (scripts/test-*, scripts/sandbox-selftest) runs in a sandbox of its own or on its own
-# loopback ports, so scripts/run-scenarios runs SCENARIO_JOBS of them at once; `make test-NAME` runs one alone.
-# `make check` is for every change (a warm debug build, the Swift tests, the fast scenarios); `make test` is what CI
-# runs: everything, with one release compilation shared by the install check and the benchmarks (the micro
-# benchmarks build in the root package). Each step's time is printed at the end (scripts/timed).
+# Test tiers. Every integration scenario (IntegrationTests/scenarios/NAME.bash, and each scenario of the hostile-peer
+# suite IntegrationTests/hostile/) runs in a sandbox of its own or on its own loopback ports, so IntegrationTests/run
+# runs SCENARIO_JOBS of them at once; `make test-NAME` runs one alone. `make check` is for every change (a warm debug
+# build, the Swift tests, the fast scenarios); `make test` is what CI runs: everything, with one release compilation
+# shared by the install check and the benchmarks (the micro benchmarks build in the root package). Each step's time
+# is printed at the end (scripts/timed).
 # The longest first: they start in this order. The hostile-peer suite runs as its scenarios, one job each.
-HOSTILE := $(patsubst scripts/hostile/scenario_%.py,hostile/%,$(wildcard scripts/hostile/scenario_*.py))
-SCENARIOS := hostile/sessions hostile/flood test-crash test-partition hostile/pairing test-discovery-swift \
-	test-bad-input test-payments test-web test-receipts test-subscriptions test-discovery \
-	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest test-service
-CHECK_SCENARIOS := test-payments test-receipts test-subscriptions test-bad-input $(HOSTILE) test-service
+RUN_SCENARIOS := IntegrationTests/run
+HOSTILE := $(patsubst IntegrationTests/hostile/scenario_%.py,hostile/%,$(wildcard IntegrationTests/hostile/scenario_*.py))
+SCENARIOS := hostile/sessions hostile/flood crash partition hostile/pairing discovery-swift \
+	bad-input payments web receipts subscriptions discovery \
+	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest service
+CHECK_SCENARIOS := payments receipts subscriptions bad-input $(HOSTILE) service
 SCENARIO_JOBS ?= 3
 TIMES := .build/step-times.tsv
 TIMED := scripts/timed $(TIMES)
@@ -80,7 +82,7 @@ check: deps ## for every change: debug build, Swift tests, vectors, the fast sce
 	$(TIMED) swift-tests $(SWIFT) test --skip-build
 	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
 	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
-	$(TIMED) scenarios scripts/run-scenarios -j $(SCENARIO_JOBS) $(CHECK_SCENARIOS)
+	$(TIMED) scenarios $(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(CHECK_SCENARIOS)
 	@echo "make check: all checks passed"
 	@scripts/timed --report $(TIMES)
 
@@ -90,7 +92,7 @@ test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmar
 	$(TIMED) swift-tests $(SWIFT) test --skip-build
 	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
 	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
-	$(TIMED) scenarios scripts/run-scenarios -j $(SCENARIO_JOBS) $(SCENARIOS)
+	$(TIMED) scenarios $(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
 	$(TIMED) release-build $(MAKE) --no-print-directory bench-build
 	$(TIMED) install $(MAKE) --no-print-directory test-install
 	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz
@@ -98,8 +100,8 @@ test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmar
 	@echo "make test: all checks passed"
 	@scripts/timed --report $(TIMES)
 
-scenarios: build-tests ## every integration scenario, SCENARIO_JOBS at once (scripts/run-scenarios NAME runs one)
-	scripts/run-scenarios -j $(SCENARIO_JOBS) $(SCENARIOS)
+scenarios: build-tests ## every integration scenario, SCENARIO_JOBS at once (IntegrationTests/run NAME runs one)
+	$(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
 
 test-swift: build-tests ## the Swift test suites (no network needed)
 	$(SWIFT) test --skip-build
@@ -108,40 +110,40 @@ test-vectors: deps ## validate protocol/vectors against protocol/schema with jso
 	$(PYTHON) scripts/check-vectors.py
 
 test-sandbox: deps ## two simulated LAN hosts: avahi-publish on one is resolved on the other; clean teardown
-	scripts/sandbox-selftest
+	IntegrationTests/scenarios/sandbox-selftest.bash
 
 test-discovery-swift: build-tests ## libdns_sd and InterPayDiscovery against real avahi-daemons in sandbox hosts
-	scripts/test-discovery-swift
+	IntegrationTests/scenarios/discovery-swift.bash
 
 test-discovery: build-tests ## real interpayd processes in sandbox hosts: discovery, sessions, keys, impostor, avahi restart
-	scripts/test-discovery
+	IntegrationTests/scenarios/discovery.bash
 
 test-payments: build-tests ## two daemons on two sandbox hosts driven through the real CLI
-	scripts/test-payments
+	IntegrationTests/scenarios/payments.bash
 
 test-web: build-tests ## the web app in headless chromium on two sandbox hosts (Selenium), and its access checks
-	scripts/test-web
+	IntegrationTests/scenarios/web.bash
 
 test-receipts: build-tests ## settlement and signed receipts through the real CLI; verify-receipt on a host with no daemon
-	scripts/test-receipts
+	IntegrationTests/scenarios/receipts.bash
 
 test-subscriptions: build-tests ## subscriptions through the real CLI: standing approval, cap, unsubscribe, restart, SIGKILL
-	scripts/test-subscriptions
+	IntegrationTests/scenarios/subscriptions.bash
 
 test-bad-input: build-tests ## junk, broken frames and JSON-RPC, replays and the local limits against running daemons
-	scripts/test-bad-input
+	IntegrationTests/scenarios/bad-input.bash
 
 test-hostile: build-tests ## a peer with its own keys attacks real daemons: one scenario per finding of SECURITY.md
-	scripts/test-hostile
+	IntegrationTests/scenarios/hostile.bash
 
 test-crash: build-tests ## SIGKILL and restart the receiving, then the sending daemon during 1,000 sends; ledgers agree
-	scripts/test-crash
+	IntegrationTests/scenarios/crash.bash
 
 test-partition: build-tests ## cut the link between two sandbox hosts during requests and decisions; ledgers agree
-	scripts/test-partition
+	IntegrationTests/scenarios/partition.bash
 
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
-	scripts/test-service
+	IntegrationTests/scenarios/service.bash
 
 # `make bench`: every figure of README "Performance" in one run, on release builds. `make bench-smoke` (part of
 # `make test`) runs each benchmark for a few iterations so that none can rot; it checks that they run, not how fast.
@@ -213,9 +215,12 @@ bench-micro-smoke: bench-build ## every micro benchmark for a few iterations: ch
 format: ## format Swift sources in place with swift-format
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
-# Every bash script of scripts/ (found by its first line); settings in .shellcheckrc.
+# Every bash script of scripts/ and IntegrationTests/ (found by its first line), and the scenarios' shared harness,
+# which they source (-x follows it); settings in .shellcheckrc.
+LINT_SCRIPTS = $$(grep -l -m1 '^\#!/usr/bin/env bash' scripts/* IntegrationTests/run IntegrationTests/scenarios/* 2>/dev/null) \
+	IntegrationTests/lib/harness.bash
 lint-scripts: deps ## shellcheck on every shell script (part of make check and make test)
-	shellcheck $$(grep -l -m1 '^#!/usr/bin/env bash' scripts/* 2>/dev/null)
+	shellcheck -x $(LINT_SCRIPTS)
 
 lint: ## report formatting issues without changing files
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
@@ -282,7 +287,7 @@ deb: deps deps-deb ## build .build/deb/interpay_VERSION_amd64.deb (debian/, debh
 	@echo "deb: $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb"
 
 test-deb: deb ## the .deb on a fresh Debian 12 (debootstrap, cached) booted with systemd-nspawn: service, CLI, a payment
-	scripts/test-deb $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb
+	IntegrationTests/scenarios/deb.bash $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb
 
 test-install: ## make install into a scratch DESTDIR: tree, units (verify, security exposure), uninstall
 	scripts/check-install

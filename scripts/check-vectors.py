@@ -49,28 +49,10 @@ def report(group, problems, count, vectors=True):
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 
-# The peer ID text form (PROTOCOL.md §4), written once for every Python tool; independent of the Swift code.
-from interpay_wire import base32_nopad, luhn_mod32 as luhn_mod32_check, peer_id_from_bytes  # noqa: E402,F401
-
-
-def parse_peer_id(text):
-    """Lenient parse (user-input rules). Returns the 32 id bytes or raises ValueError."""
-    s = text.upper().replace("-", "").replace(" ", "")
-    s = s.translate(str.maketrans({"0": "O", "1": "I", "8": "B"}))
-    if len(s) != 56 or any(c not in ALPHABET for c in s):
-        raise ValueError("bad length or character")
-    data = ""
-    for i in range(4):
-        chunk, check = s[14 * i:14 * i + 13], s[14 * i + 13]
-        if luhn_mod32_check(chunk) != check:
-            raise ValueError("check character %d mismatch" % (i + 1))
-        data += chunk
-    value = 0
-    for c in data:
-        value = value * 32 + ALPHABET.index(c)
-    if value & 0xF:
-        raise ValueError("non-zero padding bits")
-    return (value >> 4).to_bytes(32, "big")
+# The peer ID text form (PROTOCOL.md §4), written once for every Python tool (IntegrationTests/lib/interpay_wire.py);
+# independent of the Swift code.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "IntegrationTests", "lib"))
+from interpay_wire import base32_nopad, luhn_mod32 as luhn_mod32_check, parse_peer_id, peer_id_from_bytes  # noqa: E402,F401,E501
 
 
 def peer_id_ok(text):

@@ -72,8 +72,39 @@ def peer_id_text(spki_der):
     return peer_id_from_bytes(hashlib.sha256(spki_der).digest())
 
 
+def parse_peer_id(text):
+    """The 32 bytes of a peer ID's text form, parsed leniently (user-input rules of PROTOCOL.md §4: any case, with
+    or without '-' and spaces, 0/1/8 read as O/I/B); raises ValueError on a bad length, character, check character
+    or padding."""
+    s = text.upper().replace("-", "").replace(" ", "")
+    s = s.translate(str.maketrans({"0": "O", "1": "I", "8": "B"}))
+    if len(s) != 56 or any(c not in ALPHABET for c in s):
+        raise ValueError("bad length or character")
+    data = ""
+    for i in range(4):
+        chunk, check = s[14 * i:14 * i + 13], s[14 * i + 13]
+        if luhn_mod32(chunk) != check:
+            raise ValueError("check character %d mismatch" % (i + 1))
+        data += chunk
+    value = 0
+    for c in data:
+        value = value * 32 + ALPHABET.index(c)
+    if value & 0xF:
+        raise ValueError("non-zero padding bits")
+    return (value >> 4).to_bytes(32, "big")
+
+
+def certificate_spki(cert):
+    """The DER SubjectPublicKeyInfo of a PEM certificate file, through the openssl CLI."""
+    pub = subprocess.run(["openssl", "x509", "-in", cert, "-noout", "-pubkey"], check=True,
+                         capture_output=True).stdout
+    return subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=pub, check=True,
+                          capture_output=True).stdout
+
+
 def make_identity(directory, name):
-    """A P-256 key and self-signed certificate (PROTOCOL.md §3.1) made with the openssl CLI; returns paths and ID."""
+    """A P-256 key and self-signed certificate (PROTOCOL.md §3.1) made with the openssl CLI; returns the paths, the
+    peer ID's text ("id") and its 32 bytes ("bytes")."""
     key = os.path.join(directory, name + "-key.pem")
     cert = os.path.join(directory, name + "-cert.pem")
     subprocess.run(
@@ -81,13 +112,25 @@ def make_identity(directory, name):
          "-pkeyopt", "ec_param_enc:named_curve", "-nodes", "-sha256", "-days", "7300",
          "-subj", "/CN=interpay " + name, "-keyout", key, "-out", cert],
         check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    pub = subprocess.run(["openssl", "x509", "-in", cert, "-noout", "-pubkey"], check=True,
-                         capture_output=True).stdout
-    spki = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=pub, check=True,
-                          capture_output=True).stdout
+    spki = certificate_spki(cert)
     if len(spki) != 91:
         raise RuntimeError("unexpected SPKI length %d" % len(spki))
-    return {"key": key, "cert": cert, "id": peer_id_text(spki)}
+    digest = hashlib.sha256(spki).digest()
+    return {"key": key, "cert": cert, "id": peer_id_from_bytes(digest), "bytes": digest}
+
+
+# ------------------------------------------------------------------ pairing (PROTOCOL.md §7.9)
+
+def pairing_commit(sender_bytes, nonce):
+    """The commit value a side sends before revealing its nonce: hex SHA-256 over the sender's ID and the nonce."""
+    return hashlib.sha256(b"interpay-pairing-commit-v2" + sender_bytes + nonce).hexdigest()
+
+
+def pairing_code(one, one_nonce, other, other_nonce):
+    """The 6-digit verification code both sides derive from both IDs and both nonces."""
+    (low, low_nonce), (high, high_nonce) = sorted([(one, one_nonce), (other, other_nonce)])
+    digest = hashlib.sha256(b"interpay-pairing-v2" + low + high + low_nonce + high_nonce).digest()
+    return "%06d" % (int.from_bytes(digest[:4], "big") % 1000000)
 
 
 # ------------------------------------------------------------------ frames

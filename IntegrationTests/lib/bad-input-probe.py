@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bad input against running interpayd daemons: the peer port (TLS 1.3, length-prefixed JSON frames) and the control
-socket (JSON-RPC lines). Run by scripts/test-bad-input, which starts the daemons; each check prints PASS or FAIL
-with what was expected, and the run ends with "bad-input: N passed, M failed".
+socket (JSON-RPC lines). Run by the bad-input scenario (IntegrationTests/scenarios/bad-input.bash), which starts the
+daemons; each check prints PASS or FAIL with what was expected, and the run ends with "bad-input: N passed, M failed".
 
 Expected answers follow protocol/PROTOCOL.md: §5.2 decoding classes, §13 error codes, §8.3 payer rules, §9.2
 duplicates, and the local limits of §13.1/§16.

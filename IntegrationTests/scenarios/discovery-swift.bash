@@ -4,13 +4,12 @@
 #   2. avahi-daemon restarted under a running discovery: unavailable, available, registered again;
 #   3. two hosts advertising the same name: each sees the other at its address, one is renamed.
 # Runs the already built test bundle (.build/debug/InterPayPackageTests.xctest); builds nothing.
-set -euo pipefail
-
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+# The commands run inside the sandbox name the bundle and the sandbox tool relative to the package root.
 cd "$root"
-sandbox=scripts/lan-sandbox
 tests=${INTERPAY_TEST_BUNDLE:-.build/debug/InterPayPackageTests.xctest}
-[[ -x $tests ]] || { echo "test-discovery-swift: $tests not found; run 'swift build --build-tests' first" >&2; exit 2; }
+need_binaries tests
 export TESTS="$tests --testing-library swift-testing --filter"
 
 echo "== one sandbox host: DNS-SD link, advertise, browse, resolve, conflicts"

@@ -1,74 +1,29 @@
 #!/usr/bin/env bash
 # Discovery and session tests with real interpayd processes on simulated LAN hosts (scripts/lan-sandbox).
 #
-#   scripts/test-discovery            builds nothing; uses .build/debug/interpayd (or $INTERPAYD)
+#   IntegrationTests/run discovery    builds nothing; uses .build/debug/interpayd (or $INTERPAYD)
 #
 # Checks: five daemons on one host all find each other and hold 4 sessions each; two daemons on two hosts see
 # each other with the right name, ID and address; avahi-browse shows the TXT record; a restart keeps the peer ID
 # and a new key is a new ID; a service advertising another daemon's ID is refused by the dialer; daemons recover
 # when avahi-daemon restarts under them. Ends with "discovery: N passed, M failed".
-set -euo pipefail
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+in_sandbox 2 "$@"
+make_work
+log_lines=30
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-sandbox="$root/scripts/lan-sandbox"
-bin=${INTERPAYD:-$root/.build/debug/interpayd}
-[[ -x $bin ]] || { echo "test-discovery: $bin not found; run 'swift build' first" >&2; exit 2; }
-
-if [[ -z ${LAN_SANDBOX:-} ]]; then
-    exec "$sandbox" run --hosts 2 -- "${BASH_SOURCE[0]}" "$@"
-fi
-
-work=$(mktemp -d /tmp/interpay-discovery.XXXXXX)
-declare -A pids=()
-passed=0
-failed=0
-
-cleanup() {
-    for name in "${!pids[@]}"; do kill -TERM "${pids[$name]}" 2>/dev/null || true; done
-    sleep 0.3
-    for name in "${!pids[@]}"; do kill -KILL "${pids[$name]}" 2>/dev/null || true; done
-    if ((failed > 0)); then
-        for log in "$work"/*.log; do echo "--- $log"; tail -n 30 "$log"; done
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-
-# start HOST NAME [ARGS...]: an interpayd on sandbox host HOST with its own state directory (no web app: several
-# daemons share a host here).
+# start HOST NAME [ARGS...]: an interpayd on sandbox host HOST (no web app: several daemons share a host here).
 start() {
     local host=$1 name=$2
     shift 2
-    mkdir -p "$work/$name"
-    "$sandbox" exec "$host" -- "$bin" --name "$name" --state-dir "$work/$name" --socket "$work/$name.sock" \
-        --log-level debug --no-web "$@" \
-        >>"$work/$name.log" 2>&1 &
-    pids[$name]=$!
-}
-
-stop() {
-    local name=$1
-    kill -TERM "${pids[$name]}" 2>/dev/null || true
-    wait "${pids[$name]}" 2>/dev/null || true
-    unset "pids[$name]"
-}
-
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds or the time is up.
-wait_for() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@"; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
+    start_daemon "$host" "$name" --no-web "$@"
 }
 
 peer_id() {
-    wait_for 10 grep -q 'interpayd listening' "$work/$1.log" || true
-    "$bin" --print-id --state-dir "$work/$1"
+    eventually 10 grep -q 'interpayd listening' "$work/$1.log" || true
+    "$daemon" --print-id --state-dir "$work/$1"
 }
 short() { echo "${1:0:7}"; }
 sessions_up() { grep 'session up' "$work/$1.log" 2>/dev/null | grep -o 'id=[A-Z2-7]*' | sort -u | wc -l; }
@@ -84,19 +39,19 @@ all_have_sessions() {
 echo "== five daemons on one host"
 for i in 1 2 3 4 5; do start 1 "loop$i"; done
 started=$SECONDS
-if wait_for 10 all_have_sessions 4 loop1 loop2 loop3 loop4 loop5; then
+if eventually 10 all_have_sessions 4 loop1 loop2 loop3 loop4 loop5; then
     pass "5 daemons on one host: each holds 4 authenticated sessions ($((SECONDS - started)) s)"
 else
     fail "5 daemons on one host: sessions: $(for i in 1 2 3 4 5; do printf '%s ' "$(sessions_up "loop$i")"; done)"
 fi
-for i in 1 2 3 4 5; do stop "loop$i"; done
+for i in 1 2 3 4 5; do stop_daemon "loop$i"; done
 
 echo "== two hosts"
 start 1 alice
 start 2 bob
 alice_id=$(peer_id alice)
 bob_id=$(peer_id bob)
-if wait_for 10 has_session_with alice "$(short "$bob_id")" && wait_for 5 has_session_with bob "$(short "$alice_id")"
+if eventually 10 has_session_with alice "$(short "$bob_id")" && eventually 5 has_session_with bob "$(short "$alice_id")"
 then
     pass "two hosts: a session comes up on both sides"
 else
@@ -104,12 +59,12 @@ else
 fi
 # sees NAME PEER ID ADDRESS: NAME's log shows PEER appearing with that short ID at that address (prefix).
 sees() { grep 'peer appeared' "$work/$1.log" | grep -E "peer=$2( |$)" | grep "id=$3" | grep -q "address=$4"; }
-if wait_for 10 sees alice bob "$(short "$bob_id")" "$HOST2_ADDR:$(listening_port bob)"; then
+if eventually 10 sees alice bob "$(short "$bob_id")" "$HOST2_ADDR:$(listening_port bob)"; then
     pass "two hosts: alice sees bob with his name, ID and address $HOST2_ADDR"
 else
     fail "two hosts: alice's view of bob: $(grep 'peer appeared' "$work/alice.log" | tail -n1)"
 fi
-if wait_for 10 sees bob alice "$(short "$alice_id")" "$HOST1_ADDR:"; then
+if eventually 10 sees bob alice "$(short "$alice_id")" "$HOST1_ADDR:"; then
     pass "two hosts: bob sees alice with her name, ID and address $HOST1_ADDR"
 else
     fail "two hosts: bob's view of alice: $(grep 'peer appeared' "$work/bob.log" | tail -n1)"
@@ -125,7 +80,7 @@ fi
 
 echo "== static peers without DNS-SD"
 start 1 erin --no-discovery --peer "$HOST2_ADDR:$(listening_port bob)"
-if wait_for 10 has_session_with erin "$(short "$bob_id")" && wait_for 5 has_session_with bob "$(short "$(peer_id erin)")"
+if eventually 10 has_session_with erin "$(short "$bob_id")" && eventually 5 has_session_with bob "$(short "$(peer_id erin)")"
 then
     pass "--no-discovery --peer HOST:PORT: erin holds a session with bob"
 else
@@ -137,23 +92,23 @@ if ! grep -q 'advertising' "$work/erin.log" \
 else
     fail "--no-discovery: erin was advertised"
 fi
-stop erin
+stop_daemon erin
 
 echo "== restarts and keys"
-stop bob
-if [[ $(peer_id bob) == "$bob_id" ]]; then pass "restart keeps the peer ID"; else fail "peer ID changed on restart"; fi
+stop_daemon bob
+expect_eq "restart keeps the peer ID" "$bob_id" "$(peer_id bob)"
 before=$(count_sessions_with alice "$(short "$bob_id")")
 start 2 bob
-if wait_for 15 bash -c "[[ \$(grep 'session up' '$work/alice.log' | grep -c 'id=$(short "$bob_id")') -gt $before ]]"; then
+if eventually 15 bash -c "[[ \$(grep 'session up' '$work/alice.log' | grep -c 'id=$(short "$bob_id")') -gt $before ]]"; then
     pass "restarted bob is seen again with the same ID"
 else
     fail "restarted bob not seen again by alice"
 fi
-stop bob
+stop_daemon bob
 rm -f "$work/bob/identity-key.pem"
 start 2 bob
 new_bob_id=$(peer_id bob)
-if [[ $new_bob_id != "$bob_id" ]] && wait_for 15 has_session_with alice "$(short "$new_bob_id")"; then
+if [[ $new_bob_id != "$bob_id" ]] && eventually 15 has_session_with alice "$(short "$new_bob_id")"; then
     pass "a daemon whose key changed is seen as a different ID"
 else
     fail "new key: old $bob_id new $new_bob_id"
@@ -162,27 +117,29 @@ bob_id=$new_bob_id
 
 echo "== impostor"
 start 2 carol
-wait_for 10 has_session_with alice "$(short "$(peer_id carol)")" || true
+eventually 10 has_session_with alice "$(short "$(peer_id carol)")" || true
 carol_port=$(listening_port carol)
 # While bob is connected, alice never dials a second service claiming his ID; the attack is while he is away.
-stop bob
+stop_daemon bob
 "$sandbox" exec 2 -- avahi-publish -s impostor _interpay._tcp "$carol_port" "v=1" "id=$bob_id" \
     >"$work/impostor.log" 2>&1 &
 impostor=$!
-if wait_for 15 grep -q "peer key does not match its advertised ID" "$work/alice.log" \
+background+=("$impostor")
+if eventually 15 grep -q "peer key does not match its advertised ID" "$work/alice.log" \
     && grep "peer key does not match" "$work/alice.log" | grep -q "expected=$bob_id"; then
     pass "a service advertising bob's ID but answering with carol's key is refused by the dialer"
 else
     fail "impostor was not refused"
 fi
 kill "$impostor" 2>/dev/null || true
-stop carol
+stop_daemon carol
 
 echo "== a service that speaks only another protocol version"
-future_id=$("$bin" --print-id --state-dir "$work/future")
+future_id=$("$daemon" --print-id --state-dir "$work/future")
 "$sandbox" exec 2 -- avahi-publish -s future _interpay._tcp 4999 "v=2" "id=$future_id" >"$work/future.log" 2>&1 &
 future=$!
-if wait_for 15 grep -q "no protocol version in common; not dialing.*peer=future\|peer=future.*no protocol version in common" \
+background+=("$future")
+if eventually 15 grep -q "no protocol version in common; not dialing.*peer=future\|peer=future.*no protocol version in common" \
     "$work/alice.log" && ! grep -q "address=$HOST2_ADDR:4999 .*\(dial failed\|connection ended\|session up\)" \
     "$work/alice.log"; then
     pass "a service advertising only v=2 is not dialed"
@@ -196,7 +153,7 @@ echo "== avahi-daemon restarts under running daemons"
 "$sandbox" avahi 2 restart >/dev/null
 start 2 dave
 dave_id=$(peer_id dave)
-if wait_for 20 has_session_with alice "$(short "$dave_id")" && wait_for 5 has_session_with dave "$(short "$alice_id")"
+if eventually 20 has_session_with alice "$(short "$dave_id")" && eventually 5 has_session_with dave "$(short "$alice_id")"
 then
     pass "after avahi restarts, alice re-advertises and discovers a newcomer"
 else
@@ -208,5 +165,4 @@ else
     fail "alice did not log discovery coming back"
 fi
 
-echo "discovery: $passed passed, $failed failed"
-((failed == 0))
+finish

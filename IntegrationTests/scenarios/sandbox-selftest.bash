@@ -11,7 +11,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TOOL=$HERE/lan-sandbox
+# The tool under test stays with the project's tools (scripts/); this scenario lives in IntegrationTests/scenarios/.
+TOOL=$(cd "$HERE/../.." && pwd)/scripts/lan-sandbox
 SELF=$HERE/$(basename "${BASH_SOURCE[0]}")
 TYPE=_interpay-selftest._tcp
 PORT=4242

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# test-deb — the Debian package on a fresh Debian 12, with no Swift anywhere.
+# deb — the Debian package on a fresh Debian 12, with no Swift anywhere.
 #
-#   scripts/test-deb PATH/interpay_VERSION_amd64.deb      (`make test-deb` builds the package first)
+#   IntegrationTests/scenarios/deb.bash [PATH/interpay_VERSION_amd64.deb]   (`make test-deb` builds the package first)
+#
+# Without a path, the newest package of .build/deb/ (what `make deb` leaves). Not in the default scenario lists:
+# it downloads Debian packages and boots containers.
 #
 # 1. A minimal bookworm root, made with debootstrap from the Debian archive this machine's apt uses. It is cached
 #    in $INTERPAY_TEST_DEB_CACHE (default /var/cache/interpay-test-deb) and made again when missing; the downloaded
@@ -15,11 +18,16 @@
 #    group interpay ([control] group = "interpay"), `systemd-analyze security interpayd` at most 2.0, and a payment
 #    request from alice to bob, accepted by bob, in the state accepted on both sides.
 #
-# Needs root. Ends with "test-deb: N passed, M failed"; exit 0 only when nothing failed.
+# Needs root. Ends with "deb: N passed, M failed"; exit 0 only when nothing failed.
 set -euo pipefail
 
-PROG=test-deb
-deb=${1:?usage: $PROG PATH/interpay_VERSION_amd64.deb}
+PROG=deb
+# The harness for pass, fail and eventually; this scenario makes its own containers, work directory and teardown.
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+# shellcheck disable=SC2012  # package file names have no odd characters; ls -t orders them by age
+deb=${1:-$(ls -t "$root"/.build/deb/interpay_*_amd64.deb 2>/dev/null | head -n 1)}
+[[ -n $deb ]] || { echo "usage: $PROG PATH/interpay_VERSION_amd64.deb (none in .build/deb/: run 'make deb')" >&2; exit 2; }
 deb=$(readlink -f -- "$deb")
 [[ -f $deb ]] || { echo "$PROG: $deb not found" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "$PROG: needs root (debootstrap, systemd-nspawn, network namespaces)" >&2; exit 2; }
@@ -31,10 +39,6 @@ cache=${INTERPAY_TEST_DEB_CACHE:-/var/cache/interpay-test-deb}
 base=$cache/bookworm
 archives=$cache/apt-archives
 started=$SECONDS
-passed=0
-failed=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 note() { echo "$PROG: [$((SECONDS - started)) s] $*" >&2; }
 
 # The Debian archive this machine's apt uses (deb822 .sources, else sources.list), for debootstrap and the root.
@@ -192,14 +196,6 @@ run() {
     pid=$(container_pid "$name") || { echo "container $name is not running" >&2; return 125; }
     nsenter -t "$pid" -m -u -i -n -p -r -w -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"
 }
-wait_for() { # SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.5
-    done
-}
 
 netns[alice]=ipdeb-$id-a
 netns[bob]=ipdeb-$id-b
@@ -218,7 +214,7 @@ start_container bob 2 "${addr[alice]}"
 
 # ---- 4. the checks ------------------------------------------------------------------------------------------------
 for name in alice bob; do
-    if wait_for 90 run "$name" systemctl is-active --quiet interpayd; then
+    if eventually 90 run "$name" systemctl is-active --quiet interpayd; then
         pass "$name: systemctl is-active interpayd"
     else
         fail "$name: interpayd not active: $(run "$name" systemctl status --no-pager interpayd 2>&1 | tail -n 15)"
@@ -261,12 +257,14 @@ sys.exit(0 if any(p['name'] == '$2' and p['session'] == 'up' for p in json.load(
 state() { # NAME PAYMENT
     run "$1" interpay show "$2" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])'
 }
-if wait_for 60 session_up alice bob && wait_for 20 session_up bob alice; then
+# state_is NAME PAYMENT STATE: a command for eventually, which calls it again and again.
+state_is() { [[ $(state "$1" "$2") == "$3" ]]; }
+if eventually 60 session_up alice bob && eventually 20 session_up bob alice; then
     pass "alice and bob have a session over the private link"
     payment=$(run alice interpay send bob 12.50 MXN --memo "from the package" 2>&1) || payment=""
-    if [[ -n $payment ]] && wait_for 20 test "$(state bob "$payment")" = pending; then
+    if [[ -n $payment ]] && eventually 20 state_is bob "$payment" pending; then
         out=$(run bob interpay accept "${payment:0:8}" 2>&1) || true
-        if wait_for 20 test "$(state alice "$payment")" = accepted && [[ $(state bob "$payment") == accepted ]]; then
+        if eventually 20 state_is alice "$payment" accepted && [[ $(state bob "$payment") == accepted ]]; then
             pass "a payment request from alice, accepted by bob: accepted on both sides ($out)"
         else
             fail "payment $payment: alice $(state alice "$payment"), bob $(state bob "$payment"): $out"
@@ -280,5 +278,4 @@ fi
 for name in alice bob; do run "$name" journalctl -u interpayd --no-pager >"$work/$name-interpayd.log" 2>&1 || true; done
 
 note "done"
-echo "test-deb: $passed passed, $failed failed"
-((failed == 0))
+finish

@@ -8,7 +8,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: test-crash [--requests N] [--workers N] [--kills N] [--only receiver|sender] [--deadline SECONDS]
+Usage: IntegrationTests/scenarios/crash.bash [--requests N] [--workers N] [--kills N] [--only receiver|sender] [--deadline SECONDS]
 
 Two interpayd in the calling network namespace, without discovery, on 127.0.0.1 only (static peers on fixed
 ports). For each victim (the receiving daemon bob, then the sending daemon alice): N `interpay send alice→bob`
@@ -45,72 +45,29 @@ while (($# > 0)); do
         --kills) kills=$2; shift 2 ;;
         --deadline) deadline=$2; shift 2 ;;
         --only)
-            [[ $2 == receiver || $2 == sender ]] || { echo "test-crash: --only receiver|sender" >&2; exit 2; }
+            [[ $2 == receiver || $2 == sender ]] || { echo "crash: --only receiver|sender" >&2; exit 2; }
             victims=("$2")
             shift 2
             ;;
         -h | --help) usage; exit 0 ;;
-        *) echo "test-crash: unknown argument $1 (see --help)" >&2; exit 2 ;;
+        *) echo "crash: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 for number in "$requests" "$workers" "$kills" "$deadline"; do
-    [[ $number =~ ^[0-9]+$ ]] || { echo "test-crash: not a number: $number" >&2; exit 2; }
+    [[ $number =~ ^[0-9]+$ ]] || { echo "crash: not a number: $number" >&2; exit 2; }
 done
-((workers > 0 && requests >= 100)) || { echo "test-crash: want --workers >= 1 and --requests >= 100" >&2; exit 2; }
+((workers > 0 && requests >= 100)) || { echo "crash: want --workers >= 1 and --requests >= 100" >&2; exit 2; }
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-daemon=${INTERPAYD:-$root/.build/debug/interpayd}
-cli=${INTERPAY:-$root/.build/debug/interpay}
-checker="$root/scripts/ledger-consistency.py"
-for binary in "$daemon" "$cli"; do
-    [[ -x $binary ]] || { echo "test-crash: $binary not found; run 'swift build' first" >&2; exit 2; }
-done
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+make_work
+log_lines=30
+# Info, not debug: thousands of sends and decisions per burst.
+daemon_log_level=info
 
 started=$SECONDS
-work=$(mktemp -d /tmp/interpay-crash.XXXXXX)
-declare -A pids=() ports=() peer_of=([alice]=bob [bob]=alice)
-background=()
-passed=0
-failed=0
-
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    for pid in "${background[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for name in "${!pids[@]}"; do kill -TERM "${pids[$name]}" 2>/dev/null || true; done
-    for name in "${!pids[@]}"; do
-        for _ in {1..25}; do kill -0 "${pids[$name]}" 2>/dev/null || break; sleep 0.2; done
-        kill -KILL "${pids[$name]}" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    if ((failed > 0 || status != 0)); then
-        for log in "$work"/*.log; do [[ -f $log ]] && { echo "--- $log"; tail -n 30 "$log"; }; done
-    fi
-    rm -rf "$work"
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-
-wait_for() { # SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
-}
-
-# on NAME ARGS...: the CLI against NAME's daemon.
-on() {
-    local name=$1
-    shift
-    "$cli" "$@" --socket "$work/$name.sock"
-}
+declare -A ports=() peer_of=([alice]=bob [bob]=alice)
 
 # free_port: a free port below the kernel's ephemeral range, so that no outgoing connection takes it while its
 # daemon is down between a SIGKILL and the restart.
@@ -129,31 +86,14 @@ for port in random.sample(candidates, min(200, len(candidates))):
         break'
 }
 
-# daemon_config NAME: the configuration file NAME's daemon starts with (the place for [limits] overrides).
-daemon_config() {
-    cat >"$work/$1.toml" <<EOF
-[limits]
-# The bursts here are far above the per-peer defaults (100 pending, 600 a minute), which test-bad-input checks.
-max_pending_per_peer = 100000
-max_requests_per_minute = 100000
-${INTERPAY_TEST_LIMITS:-}
-EOF
-}
-
-# start NAME: starts NAME's daemon (same state directory, identity and port every time) and waits until its control
-# socket answers.
+# start NAME: starts NAME's daemon (same state directory, identity and port every time) without discovery, with the
+# other as its static peer on loopback. The bursts here are far above the per-peer defaults (100 pending, 600 a
+# minute), which the bad-input scenario checks.
 start() {
     local name=$1
-    mkdir -p "$work/$name"
-    [[ -f $work/$name.toml ]] || daemon_config "$name"
-    "$daemon" --config "$work/$name.toml" --name "$name" --state-dir "$work/$name" --socket "$work/$name.sock" \
-        --no-discovery --no-web --listen 127.0.0.1 --port "${ports[$name]}" --peer "127.0.0.1:${ports[${peer_of[$name]}]}" \
-        >>"$work/$name.log" 2>&1 &
-    pids[$name]=$!
-    if ! wait_for 30 on "$name" status; then
-        fail "$name's daemon did not come up"
-        exit 1
-    fi
+    [[ -f $work/$name.toml ]] || daemon_config "$name" "max_pending_per_peer = 100000" "max_requests_per_minute = 100000"
+    start_daemon - "$name" --no-discovery --no-web --listen 127.0.0.1 --port "${ports[$name]}" \
+        --peer "127.0.0.1:${ports[${peer_of[$name]}]}"
 }
 
 # crash NAME: SIGKILL, then the same daemon again.
@@ -165,10 +105,9 @@ crash() {
     start "$name"
 }
 
-# field JSON NAME: a string or boolean field of the CLI's compact JSON output ('-' when there is none).
-field() { if [[ $1 =~ \"$2\":\"?([a-z]+) ]]; then echo "${BASH_REMATCH[1]}"; else echo -; fi; }
 
-session_up() { on "$1" peers --json | grep -q '"session":"up"'; }
+# any_session NAME: NAME's daemon has a session up (with its one static peer).
+any_session() { on "$1" peers --json | grep -q '"session":"up"'; }
 
 # send_worker PHASE INDEX: sends number INDEX, INDEX+workers, ... of the burst; one line per try in $work/PHASE.sent.W
 send_worker() {
@@ -204,15 +143,7 @@ decision_worker() {
     done
 }
 
-ledger() { on "$1" list --json --limit 100000 >"$work/$1.json.new" && mv "$work/$1.json.new" "$work/$1.json"; }
-converged() {
-    ledger alice && ledger bob \
-        && python3 "$checker" converged --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-            >"$work/converge.why"
-}
 
-# Two equal snapshots a second apart: nothing was still moving.
-converged_twice() { converged && sleep 1 && converged; }
 
 progress() { cat "$work/$1".sent.* 2>/dev/null | wc -l; }
 
@@ -265,22 +196,12 @@ burst() {
     done
 
     began=$SECONDS
-    if wait_for "$deadline" converged_twice; then
+    if eventually "$deadline" converged_twice; then
         pass "$phase: both ledgers converged ($((SECONDS - began)) s after the burst)"
     else
         fail "$phase: the ledgers did not converge within $deadline s: $(cat "$work/converge.why" 2>/dev/null)"
     fi
-    ledger alice
-    ledger bob
-    local line
-    while IFS= read -r line; do
-        case $line in
-            PASS\ *) pass "$phase: ${line#PASS }" ;;
-            FAIL\ *) fail "$phase: ${line#FAIL }" ;;
-            *) echo "$line" ;;
-        esac
-    done < <(python3 "$checker" check --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-        --sent <(cat "$work"/*.sent) --decisions <(cat "$work"/*.decisions 2>/dev/null) || true)
+    check_ledgers <(cat "$work"/*.sent) <(cat "$work"/*.decisions 2>/dev/null)
 }
 
 echo "== setup"
@@ -289,7 +210,7 @@ ports[bob]=$(free_port)
 while [[ ${ports[bob]} == "${ports[alice]}" ]]; do ports[bob]=$(free_port); done
 start alice
 start bob
-if wait_for 30 session_up alice && wait_for 30 session_up bob; then
+if eventually 30 any_session alice && eventually 30 any_session bob; then
     pass "alice (127.0.0.1:${ports[alice]}) and bob (127.0.0.1:${ports[bob]}) have a session"
 else
     fail "no session between alice and bob"
@@ -306,6 +227,5 @@ for victim in "${victims[@]}"; do
 done
 
 sent_total=$(cat "$work"/*.sent | awk '$3 == 0' | wc -l)
-echo "crash: $passed passed, $failed failed; $((${#victims[@]} * requests)) sends tried, $sent_total reported sent," \
-    "$total_kills kill cycles, $((SECONDS - started)) s"
-((failed == 0))
+summary_detail="$((${#victims[@]} * requests)) sends tried, $sent_total reported sent, $total_kills kill cycles, $((SECONDS - started)) s"
+finish

@@ -7,7 +7,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: test-partition [--cut SECONDS] [--deadline SECONDS]
+Usage: IntegrationTests/scenarios/partition.bash [--cut SECONDS] [--deadline SECONDS]
 
 Two interpayd (alice on host 1, bob on host 2, discovery through the sandbox's avahi). Each asks the other for 12
 payments, which are delivered. Then, twice, the link of host 2 is cut (scripts/lan-sandbox link 2 down):
@@ -35,97 +35,31 @@ while (($# > 0)); do
         --cut) cut=$2; shift 2 ;;
         --deadline) deadline=$2; shift 2 ;;
         -h | --help) usage; exit 0 ;;
-        *) echo "test-partition: unknown argument $1 (see --help)" >&2; exit 2 ;;
+        *) echo "partition: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 for number in "$cut" "$deadline"; do
-    [[ $number =~ ^[0-9]+$ ]] || { echo "test-partition: not a number: $number" >&2; exit 2; }
+    [[ $number =~ ^[0-9]+$ ]] || { echo "partition: not a number: $number" >&2; exit 2; }
 done
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-sandbox="$root/scripts/lan-sandbox"
-checker="$root/scripts/ledger-consistency.py"
-daemon=${INTERPAYD:-$root/.build/debug/interpayd}
-cli=${INTERPAY:-$root/.build/debug/interpay}
-for binary in "$daemon" "$cli"; do
-    [[ -x $binary ]] || { echo "test-partition: $binary not found; run 'swift build' first" >&2; exit 2; }
-done
-
-if [[ -z ${LAN_SANDBOX:-} ]]; then
-    exec "$sandbox" run --hosts 2 -- "${BASH_SOURCE[0]}" --cut "$cut" --deadline "$deadline"
-fi
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+in_sandbox 2 --cut "$cut" --deadline "$deadline"
+make_work
+log_lines=30
+# A cut link is brought back before the daemons are ended, whatever failed.
+on_teardown '"$sandbox" link 2 up'
 
 started=$SECONDS
-work=$(mktemp -d /tmp/interpay-partition.XXXXXX)
-chmod 755 "$work"
-declare -A pids=() host_of=([alice]=1 [bob]=2) peer_of=([alice]=bob [bob]=alice)
-background=()
+declare -A peer_of=([alice]=bob [bob]=alice)
 deciders=()
-passed=0
-failed=0
+on_teardown 'for pid in "${deciders[@]}"; do kill -TERM "$pid"; done'
 
-cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
-    "$sandbox" link 2 up >/dev/null 2>&1 || true
-    for pid in "${background[@]}" "${deciders[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for name in "${!pids[@]}"; do kill -TERM "${pids[$name]}" 2>/dev/null || true; done
-    for name in "${!pids[@]}"; do
-        for _ in {1..25}; do kill -0 "${pids[$name]}" 2>/dev/null || break; sleep 0.2; done
-        kill -KILL "${pids[$name]}" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    if ((failed > 0 || status != 0)); then
-        for log in "$work"/*.log; do [[ -f $log ]] && { echo "--- $log"; tail -n 30 "$log"; }; done
-    fi
-    rm -rf "$work"
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-
-wait_for() { # SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
-}
-
-# on NAME ARGS...: the CLI against NAME's daemon.
-on() {
-    local name=$1
-    shift
-    "$cli" "$@" --socket "$work/$name.sock"
-}
-
-# daemon_config NAME: the configuration file NAME's daemon starts with. A 5 s keepalive makes a silent peer drop
-# after 15-20 s, so the second cut ends the sessions; [limits] overrides go here too.
-daemon_config() {
-    cat >"$work/$1.toml" <<EOF
-[limits]
-keepalive_interval = "5s"
-${INTERPAY_TEST_LIMITS:-}
-EOF
-}
-
-# start NAME: NAME's daemon on its sandbox host; waits until its control socket answers.
+# start NAME: NAME's daemon on its sandbox host (alice on 1, bob on 2). The test keepalive (5 s) makes a silent peer
+# drop after 15-20 s, so the second cut ends the sessions.
 start() {
-    local name=$1
-    mkdir -p "$work/$name"
-    daemon_config "$name"
-    "$sandbox" exec "${host_of[$name]}" -- "$daemon" --config "$work/$name.toml" --name "$name" \
-        --state-dir "$work/$name" --socket "$work/$name.sock" --log-level debug >>"$work/$name.log" 2>&1 &
-    pids[$name]=$!
-    if ! wait_for 30 on "$name" status; then
-        fail "$name's daemon did not come up"
-        exit 1
-    fi
+    start_daemon "$([[ $1 == alice ]] && echo 1 || echo 2)" "$1"
 }
 
 session() { # NAME: up or down, as NAME's daemon sees its session with the other
@@ -135,8 +69,6 @@ peers = [p for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1]]
 print(peers[0]["session"] if peers else "unknown")' "${peer_of[$1]}"
 }
 session_is() { [[ $(session "$1") == "$2" ]]; }
-# field JSON NAME: a string or boolean field of the CLI's compact JSON output ('-' when there is none).
-field() { if [[ $1 =~ \"$2\":\"?([a-z]+) ]]; then echo "${BASH_REMATCH[1]}"; else echo -; fi; }
 state() { field "$(on "$1" show "$2" --json)" state; }
 
 # send NAME MEMO: NAME asks the other to pay; one line in $work/sent ("NAME MEMO EXIT ID"); prints the ID if sent.
@@ -179,7 +111,7 @@ presend() {
             [[ -n $id ]] && echo "$id" >>"$work/$phase.$name.pre"
         done
     done
-    if wait_for 60 delivered "$phase" alice && wait_for 60 delivered "$phase" bob \
+    if eventually 60 delivered "$phase" alice && eventually 60 delivered "$phase" bob \
         && (($(cat "$work/$phase".*.pre | wc -l) == 24)); then
         pass "$phase: 24 requests (12 each way) delivered before the cut"
     else
@@ -218,13 +150,6 @@ decisions() {
     done
 }
 
-ledger() { on "$1" list --json --limit 100000 >"$work/$1.json.new" && mv "$work/$1.json.new" "$work/$1.json"; }
-converged() {
-    ledger alice && ledger bob \
-        && python3 "$checker" converged --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-            >"$work/converge.why"
-}
-converged_twice() { converged && sleep 1 && converged; }
 
 # partition PHASE MODE: MODE "timed" cuts for $cut seconds; "drop" until both sessions are down, then 3 s more.
 partition() {
@@ -247,7 +172,7 @@ partition() {
     if [[ $mode == timed ]]; then
         sleep "$cut"
     else
-        if wait_for 90 eval 'session_is alice down && session_is bob down'; then
+        if eventually 90 eval 'session_is alice down && session_is bob down'; then
             pass "$phase: both daemons dropped the session ($((SECONDS - cut_began)) s into the cut)"
         else
             fail "$phase: the sessions did not drop during the cut (alice: $(session alice), bob: $(session bob))"
@@ -279,22 +204,12 @@ partition() {
         "sessions after healing: $sessions_during"
 
     local healed=$SECONDS
-    if wait_for "$deadline" converged_twice; then
+    if eventually "$deadline" converged_twice; then
         pass "$phase: both ledgers converged $((SECONDS - healed)) s after the link came back"
     else
         fail "$phase: the ledgers did not converge within $deadline s: $(cat "$work/converge.why" 2>/dev/null)"
     fi
-    ledger alice
-    ledger bob
-    local line
-    while IFS= read -r line; do
-        case $line in
-            PASS\ *) pass "$phase: ${line#PASS }" ;;
-            FAIL\ *) fail "$phase: ${line#FAIL }" ;;
-            *) echo "$line" ;;
-        esac
-    done < <(python3 "$checker" check --ledger alice="$work/alice.json" --ledger bob="$work/bob.json" \
-        --sent "$work/sent" --decisions "$work/decisions" || true)
+    check_ledgers "$work/sent" "$work/decisions"
     crossing "$phase"
     echo "     $phase took $((SECONDS - began)) s"
 }
@@ -332,7 +247,7 @@ PY
 echo "== setup"
 start alice
 start bob
-if wait_for 30 session_is alice up && wait_for 30 session_is bob up; then
+if eventually 30 session_is alice up && eventually 30 session_is bob up; then
     pass "alice (host 1) and bob (host 2) found each other and have a session"
 else
     fail "no session between alice and bob"
@@ -340,12 +255,11 @@ else
 fi
 
 partition short-cut timed
-if ! wait_for 60 eval 'session_is alice up && session_is bob up'; then fail "the session did not come back"; fi
+if ! eventually 60 eval 'session_is alice up && session_is bob up'; then fail "the session did not come back"; fi
 partition long-cut drop
 
 for name in alice bob; do
-    if kill -0 "${pids[$name]}" 2>/dev/null; then pass "$name's daemon is still running"; else fail "$name's daemon died"; fi
+    if running "$name"; then pass "$name's daemon is still running"; else fail "$name's daemon died"; fi
 done
-echo "partition: $passed passed, $failed failed; $(awk '$3 == 0' "$work/sent" | wc -l) requests sent," \
-    "$(wc -l <"$work/decisions") decisions, $((SECONDS - started)) s"
-((failed == 0))
+summary_detail="$(awk '$3 == 0' "$work/sent" | wc -l) requests sent, $(wc -l <"$work/decisions") decisions, $((SECONDS - started)) s"
+finish

@@ -1,6 +1,5 @@
 """Paired names are pinned (SECURITY.md T-PINNED): a paired peer comes back announcing another name."""
 
-import hashlib
 import json
 import os
 import time
@@ -11,27 +10,10 @@ import interpay_wire as wire
 DESCRIPTION = "a paired peer that renames itself 'landlord' stays shown under its paired name, the new one flagged"
 
 
-def id_bytes(text):
-    """The 32 bytes of a peer ID from its text form (PROTOCOL.md §4): drop '-' and the check characters."""
-    compact = text.replace("-", "")
-    data = "".join(compact[14 * i:14 * i + 13] for i in range(4))
-    bits = 0
-    for ch in data:
-        bits = bits << 5 | wire.ALPHABET.index(ch)
-    return (bits >> (len(data) * 5 - 256)).to_bytes(32, "big")
-
-
-def code(one, one_nonce, other, other_nonce):
-    """The verification code both sides derive (PROTOCOL.md §7.9)."""
-    (low, low_nonce), (high, high_nonce) = sorted([(one, one_nonce), (other, other_nonce)])
-    digest = hashlib.sha256(b"interpay-pairing-v2" + low + high + low_nonce + high_nonce).digest()
-    return "%06d" % (int.from_bytes(digest[:4], "big") % 1000000)
-
-
 def pair(h, daemon, identity, conn):
     """Pairs `daemon` with the peer on `conn` honestly; returns whether the daemon's user confirmed the code."""
-    mine = id_bytes(identity["id"])
-    theirs = id_bytes(daemon.id)
+    mine = identity["bytes"]
+    theirs = wire.parse_peer_id(daemon.id)
     out = daemon.interpay("pair", identity["id"][:7])
     if out.returncode != 0:
         print("pair failed: %s %s" % (out.stdout, out.stderr))
@@ -41,13 +23,12 @@ def pair(h, daemon, identity, conn):
         return False
     nonce = os.urandom(32)
     attempt = str(uuid.uuid4())
-    value = hashlib.sha256(b"interpay-pairing-commit-v2" + mine + nonce).hexdigest()
-    conn.send({"type": "pair", "pairingID": attempt, "step": "commit", "value": value})
+    conn.send({"type": "pair", "pairingID": attempt, "step": "commit", "value": wire.pairing_commit(mine, nonce)})
     conn.send({"type": "pair", "pairingID": attempt, "step": "reveal", "value": nonce.hex()})
     reveal = conn.next_frame(lambda f: f.get("type") == "pair" and f.get("step") == "reveal")
     if reveal is None:
         return False
-    shown = code(mine, nonce, theirs, bytes.fromhex(reveal["value"]))
+    shown = wire.pairing_code(mine, nonce, theirs, bytes.fromhex(reveal["value"]))
     for _ in range(50):
         out = daemon.interpay("pair", identity["id"][:7], "--code", shown)
         if out.returncode == 0:

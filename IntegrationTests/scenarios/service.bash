@@ -3,45 +3,15 @@
 # (READY=1 only once the control socket answers, WATCHDOG=1 pings, STOPPING=1 on SIGTERM), graceful shutdown
 # (exit 0 within 2 s, socket file removed, the peer on the other host sees the daemon leave), and configuration
 # errors (exit 78, the key named). Ends with "service: N passed, M failed".
-set -euo pipefail
-
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-sandbox="$root/scripts/lan-sandbox"
-daemon=${INTERPAYD:-$root/.build/debug/interpayd}
-cli=${INTERPAY:-$root/.build/debug/interpay}
-[[ -x $daemon ]] || { echo "test-service: $daemon not found; run 'swift build' first" >&2; exit 2; }
-
-if [[ -z ${LAN_SANDBOX:-} ]]; then
-    exec "$sandbox" run --hosts 2 -- "${BASH_SOURCE[0]}" "$@"
-fi
-
-work=$(mktemp -d /tmp/interpay-service.XXXXXX)
-pids=()
-passed=0
-failed=0
-cleanup() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    sleep 0.3
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    if ((failed > 0)); then
-        for log in "$work"/*.log "$work"/notify.txt; do [[ -f $log ]] && { echo "--- $log"; tail -n 30 "$log"; }; done
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-wait_for() { # SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.1
-    done
-}
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+in_sandbox 2 "$@"
+make_work
+log_lines=30
 
 # The fake systemd: receives sd_notify datagrams and, the moment READY=1 arrives, asks the control socket for the
-# daemon's status. Each line of notify.txt: seconds since start, the datagram, and for READY the status answer.
+# daemon's status. Each line of notify.log: seconds since start, the datagram, and for READY the status answer.
 cat >"$work/notify.py" <<'PY'
 import json, socket, sys, time
 path, control, out = sys.argv[1:4]
@@ -66,22 +36,19 @@ with open(out, "w", buffering=1) as log:
 PY
 
 echo "== readiness and the watchdog"
-python3 "$work/notify.py" "$work/notify.sock" "$work/alice.sock" "$work/notify.txt" &
-pids+=($!)
-wait_for 5 test -S "$work/notify.sock"
-"$sandbox" exec 2 -- "$daemon" --name bob --state-dir "$work/bob" --socket "$work/bob.sock" --log-level debug \
-    >"$work/bob.log" 2>&1 &
-pids+=($!)
-"$sandbox" exec 1 -- env NOTIFY_SOCKET="$work/notify.sock" WATCHDOG_USEC=400000 \
-    "$daemon" --name alice --state-dir "$work/alice" --socket "$work/alice.sock" --log-level debug \
-    >"$work/alice.log" 2>&1 &
-alice=$!
-pids+=("$alice")
-if wait_for 15 grep -q "READY=1" "$work/notify.txt"; then
-    if grep "READY=1" "$work/notify.txt" | grep -q "control=answered"; then
+python3 "$work/notify.py" "$work/notify.sock" "$work/alice.sock" "$work/notify.log" &
+background+=($!)
+eventually 5 test -S "$work/notify.sock"
+start_daemon 2 bob
+daemon_wrapper=(env NOTIFY_SOCKET="$work/notify.sock" WATCHDOG_USEC=400000)
+start_daemon 1 alice
+daemon_wrapper=()
+alice=${pids[alice]}
+if eventually 15 grep -q "READY=1" "$work/notify.log"; then
+    if grep "READY=1" "$work/notify.log" | grep -q "control=answered"; then
         pass "READY=1 is sent, and the control socket answers the moment it arrives"
     else
-        fail "READY=1 came before the control socket answered: $(grep READY=1 "$work/notify.txt")"
+        fail "READY=1 came before the control socket answered: $(grep READY=1 "$work/notify.log")"
     fi
     if grep -q "advertising" "$work/alice.log"; then
         pass "READY=1 comes after the DNS-SD registration"
@@ -92,15 +59,15 @@ else
     fail "no READY=1 within 15 s"
 fi
 sleep 1.2
-pings=$(grep -c "WATCHDOG=1" "$work/notify.txt" || true)
+pings=$(grep -c "WATCHDOG=1" "$work/notify.log" || true)
 if ((pings >= 2)); then pass "WATCHDOG=1 pings at half the interval ($pings in about a second)"; else fail "watchdog pings: $pings"; fi
 
 session_with() { grep "session up" "$work/$1.log" | grep -qE "peer=$2( |$)"; }
-wait_for 15 session_with bob alice || true
+eventually 15 session_with bob alice || true
 
 echo "== SIGHUP"
 kill -HUP "$alice"
-if wait_for 5 grep -q "SIGHUP ignored" "$work/alice.log" && kill -0 "$alice" 2>/dev/null \
+if eventually 5 grep -q "SIGHUP ignored" "$work/alice.log" && kill -0 "$alice" 2>/dev/null \
     && "$cli" --json --socket "$work/alice.sock" status >/dev/null; then
     pass "SIGHUP is logged as ignored; the daemon carries on and answers 'interpay --json --socket S status'"
 else
@@ -112,15 +79,16 @@ started=$(date +%s%N)
 kill -TERM "$alice"
 status=0
 wait "$alice" || status=$?
+unset "pids[alice]"
 elapsed_ms=$((($(date +%s%N) - started) / 1000000))
 if ((status == 0 && elapsed_ms <= 2000)); then
     pass "SIGTERM: exit 0 after $elapsed_ms ms"
 else
     fail "SIGTERM: exit $status after $elapsed_ms ms"
 fi
-if wait_for 2 grep -q "STOPPING=1" "$work/notify.txt"; then pass "STOPPING=1 on SIGTERM"; else fail "no STOPPING=1"; fi
+if eventually 2 grep -q "STOPPING=1" "$work/notify.log"; then pass "STOPPING=1 on SIGTERM"; else fail "no STOPPING=1"; fi
 if [[ ! -e $work/alice.sock ]]; then pass "the control socket file is removed"; else fail "socket file left behind"; fi
-if wait_for 10 grep -q "peer disappeared.*peer=alice\|peer=alice.*peer disappeared" "$work/bob.log" \
+if eventually 10 grep -q "peer disappeared.*peer=alice\|peer=alice.*peer disappeared" "$work/bob.log" \
     && grep "session down" "$work/bob.log" | grep -q "peer=alice"; then
     pass "bob on the other host sees alice's service go and her session end"
 else
@@ -172,5 +140,4 @@ else
     fail "control.group under hidepid=invisible: $out $(tail -n 5 "$group_dir/daemon.log" 2>/dev/null)"
 fi
 
-echo "service: $passed passed, $failed failed"
-((failed == 0))
+finish

@@ -3,7 +3,7 @@
 127.0.0.1 as a peer with keys of its own, speaking the wire protocol from protocol/PROTOCOL.md, and checks that the
 daemon holds. One shared harness (this file), one file per scenario, run all or one by name:
 
-    scripts/hostile/run.py --daemon .build/debug/interpayd --cli .build/debug/interpay [--only NAME] [--list]
+    IntegrationTests/hostile/run.py --daemon .build/debug/interpayd --cli .build/debug/interpay [--only NAME] [--list]
 
 A scenario module defines DESCRIPTION (one line) and run(h), where h is a Harness. Each scenario gets fresh daemons;
 after it, every daemon it started must still be running and exit 0 on SIGTERM. Ends with "hostile: N passed, M
@@ -21,11 +21,16 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
 import interpay_wire as wire  # noqa: E402 - the path above must be set first
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The suite's daemons keep the default keepalive interval (15 s), unlike the bash scenarios' 5 s: the sessions
+# scenario checks that a peer which stops reading is closed by the stall check at a keepalive tick ("peer does not
+# read"), and that a 10-peer flood is served whole; with 5 s, a daemon still working through a flood's backlog drops
+# those peers as silent (15-20 s without a frame read) before either can be seen.
 
 
 class Harness:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""One side of scripts/test-web: drives a headless Debian chromium (through chromium-driver and Selenium, nothing
-downloaded) against the web app of the interpayd in this network namespace. Run inside a lan-sandbox host:
+"""One side of the web scenario (IntegrationTests/scenarios/web.bash): drives a headless Debian chromium (through
+chromium-driver and Selenium, nothing downloaded) against the web app of the interpayd in this network namespace. Run
+inside a lan-sandbox host:
 
   web-browser.py alice WORK CLI SOCKET   requests 12.50 MXN from bob on the Request page, sees it accepted live
   web-browser.py bob WORK CLI SOCKET     sees the request arrive live in the Inbox, accepts it, checks Sales

@@ -9,10 +9,8 @@ attempt the user started, never a reveal for a commit sent outside one, and afte
 lockout must engage, be reported by `interpay pair` and `interpay peers`, and survive a restart of the daemon.
 """
 
-import hashlib
 import json
 import os
-import subprocess
 import time
 import uuid
 
@@ -23,18 +21,9 @@ DESCRIPTION = "pairing: no answer before the user starts, one reveal per attempt
 CAPABILITY = "pairing-v2"
 
 
-def peer_id_bytes(cert_path):
-    """The 32 bytes of a peer ID: SHA-256 of the certificate's SubjectPublicKeyInfo (PROTOCOL.md §3.2)."""
-    pub = subprocess.run(["openssl", "x509", "-in", cert_path, "-noout", "-pubkey"], check=True,
-                         capture_output=True).stdout
-    spki = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=pub, check=True,
-                          capture_output=True).stdout
-    return hashlib.sha256(spki).digest()
-
-
 def commit_frame(sender_bytes, attempt, nonce):
-    value = hashlib.sha256(b"interpay-pairing-commit-v2" + sender_bytes + nonce).hexdigest()
-    return {"type": "pair", "pairingID": attempt, "step": "commit", "value": value}
+    """A pair frame committing to `nonce` in pairing attempt `attempt`."""
+    return {"type": "pair", "pairingID": attempt, "step": "commit", "value": wire.pairing_commit(sender_bytes, nonce)}
 
 
 def pair_frames(frames, step=None):
@@ -58,7 +47,7 @@ def drain(conn, seconds):
 def run(h):
     victim = h.daemon("victim")
     mallory = h.identity("mallory")
-    mallory_bytes = peer_id_bytes(mallory["cert"])
+    mallory_bytes = mallory["bytes"]
     short = mallory["id"][:7]
 
     conn = h.connect(victim, mallory, hello=False)

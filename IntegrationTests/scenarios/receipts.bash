@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Settlement and receipts end to end: two interpayd on two simulated LAN hosts (scripts/lan-sandbox), driven through
+# the real interpay CLI; a third host, with no daemon, checks the receipt offline. Ends with
+# "receipts: N passed, M failed".
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+in_sandbox 3 "$@"
+make_work
+
+# field NAME PAYMENT MEMBER: a member of the payment as NAME's daemon shows it.
+field() { on "$1" show "$2" --json | json_get "$3"; }
+is_state() { [[ $(field "$1" "$2" state) == "$3" ]]; }
+both_state() { is_state alice "$1" "$2" && is_state bob "$1" "$2"; }
+settled_with_receipt() { both_state "$1" settled && [[ $(field bob "$1" receipt) == True ]]; }
+
+echo "== setup"
+start_daemon 1 alice
+start_daemon 2 bob
+sessions_between alice bob
+
+echo "== request → accept → paid (across a payee restart)"
+id=$(on alice send bob 12.50 MXN --memo 'tacos, "al pastor"' --category food)
+eventually 5 is_state bob "$id" pending || true
+on bob accept "$id" >/dev/null
+if eventually 5 both_state "$id" accepted; then pass "accepted on both sides"; else fail "accept: $(field bob "$id" state)"; fi
+expect_exit 4 "no receipt before settlement" on bob receipt "$id"
+expect_match "the CLI says no receipt is available" '*no receipt is available*' "$last_out"
+stop_daemon alice
+out=$(on bob paid "$id" --method transfer --reference "SPEI 0042")
+if [[ $out == *paid* && $out == *"not confirmed"* ]]; then pass "paid while the payee is down: paid, awaiting the payee"; else fail "paid: $out"; fi
+start_daemon 1 alice
+if eventually 20 both_state "$id" paid && [[ $(field bob "$id" confirmed) == True ]]; then
+    pass "after the payee's restart both sides are paid, confirmed"
+else
+    fail "paid after restart: alice $(field alice "$id" state), bob $(field bob "$id" state)"
+fi
+
+echo "== received (across a payer restart) → receipt on both sides"
+stop_daemon bob
+out=$(on alice received "${id:0:8}")
+expect_match "received: settled on the payee's side" '*settled*' "$out"
+start_daemon 2 bob
+if eventually 20 settled_with_receipt "$id"; then
+    pass "after the payer's restart both sides are settled and the payer holds the receipt"
+else
+    fail "settle after restart: alice $(field alice "$id" state), bob $(field bob "$id" state)"
+fi
+on alice receipt "$id" --out "$work/alice-receipt.json"
+on bob receipt "$id" --out "$work/bob-receipt.json"
+if cmp -s "$work/alice-receipt.json" "$work/bob-receipt.json"; then pass "both sides hold the same receipt, byte for byte"; else fail "receipts differ"; fi
+if on bob receipt "$id" --format text | grep -q "12.50 MXN"; then pass "the text form shows the amount"; else fail "text form: $(on bob receipt "$id" --format text)"; fi
+expect_exit 5 "received twice is refused" on alice received "$id"
+
+echo "== verify-receipt offline, on a host with no daemon"
+expect_exit 0 "a genuine receipt verifies" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/bob-receipt.json"
+if [[ $last_out == OK:*"12.50 MXN"* ]]; then pass "one-line summary: ${last_out:0:60}…"; else fail "summary: $last_out"; fi
+sed 's/"amount":"1250"/"amount":"9250"/' "$work/bob-receipt.json" >"$work/tampered.json"
+expect_exit 1 "a receipt with the amount changed fails" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/tampered.json"
+expect_match "it names the signature" '*signature*' "$last_out"
+sed 's/"memo":"tacos/"memo": "tacos/' "$work/bob-receipt.json" >"$work/spaced.json"
+expect_exit 1 "a receipt with one byte added fails" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/spaced.json"
+
+echo "== export and stats"
+open=$(on alice send bob 1500 JPY --memo "ramen")
+eventually 5 is_state bob "$open" pending || true
+on bob accept "$open" >/dev/null
+eventually 5 both_state "$open" accepted || true
+on alice export --format csv >"$work/export.csv"
+on alice export --format json >"$work/export.json"
+on alice list --json >"$work/list.json"
+if python3 - "$work/export.csv" "$work/export.json" "$work/list.json" <<'PY'; then
+import csv, datetime, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")))
+exported = json.load(open(sys.argv[2]))["payments"]
+listed = {p["id"]: p for p in json.load(open(sys.argv[3]))["payments"]}
+iso = lambda t: None if t is None else datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+assert len(rows) == len(listed) == len(exported) == 2, (len(rows), len(listed))
+for row, obj in zip(rows, exported):
+    assert {k: (v if v != "" else None) for k, v in row.items()} == obj, (row, obj)
+    p = listed[row["id"]]
+    want = {"state": p["state"], "amount": p["amount"], "currency": p["currency"], "memo": p["memo"],
+            "category": p["category"] or "", "created_at": iso(p["createdAt"]), "settled_at": iso(p["settledAt"]) or "",
+            "method": p["method"] or "", "reference": p["reference"] or "", "receipt": "true" if p["receipt"] else "false"}
+    got = {k: row[k] for k in want}
+    assert got == want, (got, want)
+assert [r["state"] for r in rows] == ["settled", "accepted"]
+PY
+    pass "the CSV export, parsed with Python's csv module, equals list --json (and the JSON export)"
+else
+    fail "export differs from list --json"
+fi
+if [[ $(on alice export --format csv --state settled | wc -l) -eq 2 ]]; then pass "export --state settled: one row"; else fail "export --state"; fi
+today=$(date -u +%F)
+if [[ $(on alice export --from "$today" --to "$today" | wc -l) -eq 3 && $(on alice export --to 2000-01-01 | wc -l) -eq 1 ]]; then
+    pass "export --from/--to select by creation date (UTC)"
+else
+    fail "export --from/--to"
+fi
+settled=$(on alice stats --period all --json | python3 -c 'import json,sys; print(sorted((r["currency"], r["count"], r["settledCount"]) for r in json.load(sys.stdin)["rows"]))')
+expect_eq "stats count settled payments apart from accepted ones" "[('JPY', 1, 0), ('MXN', 1, 1)]" "$settled"
+
+echo "== paid and received cross during a link cut"
+cut=$(on alice send bob 42 MXN --memo "cut")
+eventually 5 is_state bob "$cut" pending || true
+on bob accept "$cut" >/dev/null
+eventually 5 both_state "$cut" accepted || true
+"$sandbox" link 2 down >/dev/null
+on bob paid "$cut" --method cash >/dev/null
+on alice received "$cut" >/dev/null
+"$sandbox" link 2 up >/dev/null
+if eventually 60 settled_with_receipt "$cut" && [[ $(field bob "$cut" confirmed) == True ]]; then
+    pass "after the link is back both sides are settled, confirmed, and the payer holds the receipt"
+else
+    fail "after the cut: alice $(field alice "$cut" state), bob $(field bob "$cut" state)"
+fi
+
+echo "== a peer without receipts (carol, --no-receipts) still completes request → accept"
+start_daemon 3 carol --no-receipts
+if eventually 15 session_up alice carol && eventually 5 session_up carol alice; then
+    pass "alice and carol (no receipts capability) have a session"
+else
+    fail "no session between alice and carol"
+fi
+# carol asks alice for money: alice (with receipts) is the payer, carol (without) the payee that would sign.
+old_peer=$(on carol send alice 7 MXN --memo "no receipts")
+eventually 5 is_state alice "$old_peer" pending || true
+on alice accept "$old_peer" >/dev/null
+if eventually 5 is_state carol "$old_peer" accepted && is_state alice "$old_peer" accepted; then
+    pass "request → accept with a payee without receipts"
+else
+    fail "with carol: alice $(field alice "$old_peer" state), carol $(field carol "$old_peer" state)"
+fi
+expect_exit 4 "no receipt from a payee without the capability" on alice receipt "$old_peer"
+if [[ $last_out == *"no receipt is available"*"does not support receipts"* ]]; then
+    pass "the CLI says no receipt is available: the peer's daemon does not support receipts"
+else
+    fail "message: $last_out"
+fi
+status=0
+on alice paid "$old_peer" >"$work/out" 2>&1 || status=$?
+if ((status != 0)) && grep -q "receipts" "$work/out"; then
+    pass "'paid' towards a payee without receipts is refused (exit $status), naming the missing capability"
+else
+    fail "paid towards carol: exit $status: $(cat "$work/out")"
+fi
+if is_state alice "$old_peer" accepted && is_state carol "$old_peer" accepted; then
+    pass "nothing changed on either side"
+else
+    fail "after the refusal: alice $(field alice "$old_peer" state), carol $(field carol "$old_peer" state)"
+fi
+
+finish
