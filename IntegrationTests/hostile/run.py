@@ -27,10 +27,17 @@ import interpay_wire as wire  # noqa: E402 - the path above must be set first
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# The suite's daemons keep the default keepalive interval (15 s), unlike the bash scenarios' 5 s: the sessions
-# scenario checks that a peer which stops reading is closed by the stall check at a keepalive tick ("peer does not
-# read"), and that a 10-peer flood is served whole; with 5 s, a daemon still working through a flood's backlog drops
-# those peers as silent (15-20 s without a frame read) before either can be seen.
+# The test timers every daemon of the suite runs with (as IntegrationTests/lib/harness.bash gives its daemons): the
+# smallest keepalive interval the daemon allows, so that a silent or stalled peer is dropped within 15-20 s instead
+# of waiting on the default meant for people's networks.
+TEST_LIMITS = 'keepalive_interval = "5s"\n'
+
+
+def with_test_limits(config):
+    """`config` (TOML text) with TEST_LIMITS added to its [limits] table, or in a table of their own."""
+    if "[limits]\n" in config:
+        return config.replace("[limits]\n", "[limits]\n" + TEST_LIMITS, 1)
+    return "[limits]\n" + TEST_LIMITS + config
 
 
 class Harness:
@@ -60,7 +67,7 @@ class Harness:
         os.makedirs(state, exist_ok=True)
         config_path = os.path.join(self.work, name + ".toml")
         with open(config_path, "w") as file:
-            file.write(config)
+            file.write(with_test_limits(config))
         socket_path = os.path.join(self.work, name + ".sock")
         log_path = os.path.join(self.work, name + ".log")
         log = open(log_path, "ab")
