@@ -34,7 +34,10 @@ TEST_LIMITS = 'keepalive_interval = "5s"\n'
 
 
 def with_test_limits(config):
-    """`config` (TOML text) with TEST_LIMITS added to its [limits] table, or in a table of their own."""
+    """`config` (TOML text) with TEST_LIMITS added to its [limits] table, or in a table of their own; a scenario
+    that sets the keepalive interval itself keeps its own."""
+    if "keepalive_interval" in config:
+        return config
     if "[limits]\n" in config:
         return config.replace("[limits]\n", "[limits]\n" + TEST_LIMITS, 1)
     return "[limits]\n" + TEST_LIMITS + config

@@ -138,7 +138,11 @@ def flood(h):
 
 
 def non_reader(h):
-    alice = h.daemon("pinged")
+    # The default keepalive interval: with the test's 5 s, this daemon stopped reading the flooder's socket after
+    # about a second with nothing left to write, so the stall check had nothing to see and the silence check closed
+    # the session at 20 s instead ("peer silent"), while the flooder's own send stayed blocked until its timeout.
+    # With 15 s the stall is caught at the first tick, or the queue bound refuses a pong before it.
+    alice = h.daemon("pinged", '[limits]\nkeepalive_interval = "15s"\n')
     key = h.identity("pinger")
     connection = h.connect(alice, key, name="pinger")
     connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
