@@ -108,6 +108,30 @@ status=0
 "$daemon" --config "$work/missing.toml" 2>"$work/err" || status=$?
 if ((status == 78)) && grep -q "does not exist" "$work/err"; then pass "a missing --config file: exit 78"; else fail "missing file: exit $status"; fi
 
+echo "== the CLI finds the socket the daemon's configuration file names"
+# A daemon whose [control] socket is set only in its file: the CLI reaches it with --config (before or after the
+# command), and through $CONFIGURATION_DIRECTORY as the daemon's unit would set it; no --socket, no INTERPAY_SOCKET.
+mkdir -p "$work/configured"
+daemon_config configured "[control]" "socket = \"$work/configured/custom.sock\"" "[discovery]" "enabled = false"
+cp "$work/configured.toml" "$work/configured/interpayd.toml"
+"$daemon" --config "$work/configured.toml" --name configured --state-dir "$work/configured" --listen 127.0.0.1 \
+    --port 0 --no-web --no-discovery >>"$work/configured.log" 2>&1 &
+pids[configured]=$!
+without_socket=(env -u INTERPAY_SOCKET)
+if eventually 30 "${without_socket[@]}" "$cli" --config "$work/configured.toml" status; then
+    pass "interpay --config FILE status reaches the socket the file names"
+else
+    fail "the CLI did not reach $work/configured/custom.sock through --config"
+fi
+expect_eq "status --config FILE names the configured daemon" configured \
+    "$("${without_socket[@]}" "$cli" status --json --config "$work/configured.toml" | json_get name)"
+expect_eq "\$CONFIGURATION_DIRECTORY is where the CLI looks, as the daemon does" configured \
+    "$("${without_socket[@]}" CONFIGURATION_DIRECTORY="$work/configured" "$cli" status --json | json_get name)"
+printf '[control]\nsocket = "%s" junk\n' "$work/configured/custom.sock" >"$work/broken.toml"
+expect_exit 2 "a configuration file the CLI cannot follow" "${without_socket[@]}" "$cli" --config "$work/broken.toml" status
+expect_match "... is named with its line" "*broken.toml:2: unexpected text after a value*" "$last_err"
+stop_daemon configured
+
 echo "== a control.group member while /proc hides other users' processes (the unit's ProtectProc=invisible)"
 # The daemon runs as uid 65534 in a PID and mount namespace whose /proc is mounted hidepid=invisible, as the system
 # unit's ProtectProc=invisible does: it cannot see the client's /proc entry. A member of the socket's group must
