@@ -14,7 +14,9 @@ DESTDIR ?=
 # Flags of every release build: the Swift runtime and Foundation linked in statically, so that the binaries need no
 # Swift toolchain at run time (ldd lists only Debian's libraries), and symbols stripped (dead code is dropped by
 # SwiftPM's release link, --gc-sections). SWIFT_RELEASE_FLAGS= links the toolchain's shared libraries instead.
-SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xlinker -s
+SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xlinker --version-script=$(CURDIR)/linker/exports.map -Xlinker --symbol-ordering-file=$(CURDIR)/linker/link.order \
+	-Xlinker --no-warn-symbol-ordering -Xlinker -s
 # How long `make fuzz` runs each libFuzzer target, in seconds.
 FUZZ_SECONDS ?= 300
 BINDIR ?= $(PREFIX)/bin
