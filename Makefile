@@ -13,7 +13,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 # Flags of every release build: the Swift runtime and Foundation linked in statically, so that the binaries need no
 # Swift toolchain at run time (ldd lists only Debian's libraries), and symbols stripped (dead code is dropped by
-# SwiftPM's release link, --gc-sections). SWIFT_RELEASE_FLAGS= links the toolchain's shared libraries instead.
+# SwiftPM's release link, --gc-sections). The link is lld's, for what makes an idle daemon smaller (README,
+# "Performance"): packed relative relocations (glibc 2.36), no exported symbols (linker/exports.map), and the code
+# and data of start-up and rest laid out together (linker/link.order, made by scripts/link-order; the build does
+# not track these two files: after changing one, delete the binaries to relink). SWIFT_RELEASE_FLAGS= links the
+# toolchain's shared libraries with its default linker instead.
 SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --version-script=$(CURDIR)/linker/exports.map -Xlinker --symbol-ordering-file=$(CURDIR)/linker/link.order \
 	-Xlinker --no-warn-symbol-ordering -Xlinker -s
