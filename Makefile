@@ -13,8 +13,15 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 # Flags of every release build: the Swift runtime and Foundation linked in statically, so that the binaries need no
 # Swift toolchain at run time (ldd lists only Debian's libraries), and symbols stripped (dead code is dropped by
-# SwiftPM's release link, --gc-sections). SWIFT_RELEASE_FLAGS= links the toolchain's shared libraries instead.
-SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xlinker -s
+# SwiftPM's release link, --gc-sections). The link is lld's, for what makes an idle daemon smaller (README,
+# "Performance"): packed relative relocations (glibc 2.36), no exported symbols (--no-export-dynamic: the static
+# stdlib's link arguments export every symbol of the executable; nothing looks them up), and the code and data of
+# start-up and rest laid out together (linker/link.order, made by scripts/link-order; the build does not track the
+# file: after changing it, delete the binaries to relink). SWIFT_RELEASE_FLAGS= links the
+# toolchain's shared libraries with its default linker instead.
+SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xlinker --no-export-dynamic -Xlinker --symbol-ordering-file=$(CURDIR)/linker/link.order \
+	-Xlinker --no-warn-symbol-ordering -Xlinker -s
 # How long `make fuzz` runs each libFuzzer target, in seconds.
 FUZZ_SECONDS ?= 300
 BINDIR ?= $(PREFIX)/bin

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay accept`
 struct Accept: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "accept",
         abstract: "Accept a payment request you received: you agree to pay it.",
         discussion:
             "Waits for the payee's confirmation and prints the outcome; exit 5 if it was already cancelled, rejected or expired."

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay approve`
 struct Approve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "approve",
         abstract: "Approve a subscription offered to you: its requests within the cap are accepted without asking.",
         discussion: """
             The cap (--max, in the series' currency) defaults to the offered amount. A request of the series above \

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay cancel`
 struct Cancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cancel",
         abstract: "Cancel a payment request you sent, while it is still pending.",
         discussion: "Exit 5 if the payer already accepted or rejected it, or it expired.")
 

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay convert`
 struct Convert: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert an amount between currencies with the daemon's exchange rates.",
         discussion: """
             'interpay convert 12.50 MXN EUR' prints the amount in euros, rounded half-even to the currency's \

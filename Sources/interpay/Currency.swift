@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay currency`
 struct Currency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "currency",
         abstract: "Show or change the currency amounts are shown and quoted in.",
         discussion: """
             Without arguments, shows the preferred currency and where it comes from: the configuration \\

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay decline`
 struct Decline: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decline",
         abstract: "Decline a subscription offered to you.")
 
     @OptionGroup var global: GlobalOptions

@@ -5,6 +5,7 @@ import InterPayCore
 /// `interpay export`
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Export payments for the books, as CSV (RFC 4180) or JSON, one row per payment, oldest first.",
         discussion: """
             Amounts are decimal strings with the currency's digits, times ISO 8601 UTC; columns: \

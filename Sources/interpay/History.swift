@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay history`
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "history",
         abstract: "Payments that are decided (accepted, paid, settled, rejected, cancelled, expired), newest first.")
 
     @OptionGroup var global: GlobalOptions

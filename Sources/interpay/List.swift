@@ -3,7 +3,8 @@ import InterPayControl
 
 /// `interpay list`
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List payments, newest first.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List payments, newest first.")
 
     @OptionGroup var global: GlobalOptions
 

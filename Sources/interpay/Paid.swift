@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay paid`
 struct Paid: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "paid",
         abstract: "Mark a payment you accepted as paid: you handed the money over (cash, card, transfer…).",
         discussion: """
             InterPay moves no money: this records that you paid, outside InterPay, and tells the payee, who \

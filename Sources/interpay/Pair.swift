@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay pair`
 struct Pair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pair",
         abstract: "Pair with a peer by comparing a 6-digit verification code, so that you know who it is.",
         discussion: """
             Pairing needs both users: run 'interpay pair PEER' on both machines, within 2 minutes of each other. \

@@ -3,7 +3,8 @@ import InterPayControl
 
 /// `interpay peers`
 struct Peers: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the peers this daemon knows and their sessions.")
+    static let configuration = CommandConfiguration(
+        commandName: "peers", abstract: "List the peers this daemon knows and their sessions.")
 
     @OptionGroup var global: GlobalOptions
 

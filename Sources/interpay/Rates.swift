@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay rates`
 struct Rates: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rates",
         abstract: "Show the daemon's exchange rates: their source, age, and whether they are fresh or stale.")
 
     @OptionGroup var global: GlobalOptions

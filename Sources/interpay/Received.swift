@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay received`
 struct Received: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "received",
         abstract: "Confirm the money of a payment you asked for arrived: the payment is settled.",
         discussion: """
             Works on an accepted payment, whether or not the payer marked it paid. Your daemon signs a receipt with \

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay reject`
 struct Reject: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "reject",
         abstract: "Reject a payment request you received: you decline to pay it.",
         discussion: "Waits for the payee's confirmation and prints the outcome; exit 5 if it was already decided.")
 

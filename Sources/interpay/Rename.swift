@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay rename`
 struct Rename: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rename",
         abstract: "Change the name a paired peer is shown under on this machine.",
         discussion: """
             A paired peer is shown under the name confirmed when pairing, whatever name it announces later; a \\

@@ -6,6 +6,7 @@ import InterPayCore
 /// `interpay send`
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "send",
         abstract: "Ask a peer to pay you: sends a payment request to <peer>, who is the payer.",
         discussion: """
             You are the payee: 'interpay send bob 12.50 MXN --memo lunch' asks bob to pay you 12.50 MXN. \

@@ -3,7 +3,8 @@ import InterPayControl
 
 /// `interpay show`
 struct Show: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one payment with its full history.")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show one payment with its full history.")
 
     @OptionGroup var global: GlobalOptions
 

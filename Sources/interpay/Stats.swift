@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay stats`
 struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract:
             "Totals, counts and averages of accepted payments per currency, grouped by category, peer or currency; "
             + "how many of them are settled, and for how much.")

@@ -5,6 +5,7 @@ import InterPayCore
 /// `interpay status`
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show the local daemon: name, ID, port, uptime, discovery, web app port, preferred currency.")
 
     @OptionGroup var global: GlobalOptions

@@ -5,6 +5,7 @@ import InterPayCore
 /// `interpay subscribe`
 struct Subscribe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "subscribe",
         abstract: "Offer a peer a subscription: a request every week, month or year, which it approves once.",
         discussion: """
             You are the payee: 'interpay subscribe bob 30 EUR --every month --memo gym' offers bob a monthly \

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay subscriptions`
 struct Subscriptions: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "subscriptions",
         abstract: "List subscriptions on both sides: state, next due date, periods requested and paid, cap.")
 
     @OptionGroup var global: GlobalOptions

@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay unsubscribe`
 struct Unsubscribe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "unsubscribe",
         abstract: "End a subscription, from either side: no further period is requested or accepted automatically.",
         discussion: """
             Requests already sent stay as they are (the payer may still accept or reject a pending one; the \

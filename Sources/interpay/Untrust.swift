@@ -4,6 +4,7 @@ import InterPayControl
 /// `interpay untrust`
 struct Untrust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "untrust",
         abstract: "Forget the pairing with a peer, and the key pinned for it at a static peer address.",
         discussion: """
             The peer is shown as unverified again. A static peer (--peer HOST:PORT) pins the first key it sees; \

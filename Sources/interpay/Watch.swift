@@ -6,6 +6,7 @@ import InterPayControl
 /// `interpay watch`
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract:
             "Follow incoming requests, state changes and peers coming and going, one line each, until interrupted.")
 

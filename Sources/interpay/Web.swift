@@ -9,6 +9,7 @@ import InterPayControl
 /// `interpay web`
 struct Web: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "web",
         abstract: "Print the web app's URL (with its access token), and open it when there is a display.",
         discussion: """
             The daemon serves the web app on a loopback address only (interpayd --web, default 127.0.0.1:7780). \
