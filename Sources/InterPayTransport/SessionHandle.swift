@@ -39,6 +39,8 @@ final class SessionHandle: Sendable {
         /// Whether the writer is inside a write (taken off the queue, not yet accepted by the socket).
         var writing = false
         var overflowed = false
+        /// Since when the channel has been seen unwritable at the keepalive ticks (nil: writable at the last one).
+        var unwritableSince: ContinuousClock.Instant?
         var preferred: Bool
     }
 
@@ -99,12 +101,26 @@ final class SessionHandle: Sendable {
     /// frames off the queue before it writes them, so a blocked write with an empty queue is a stall too. Asked at
     /// each keepalive interval. True when it closed the session.
     func closeIfStalled() -> Bool {
+        // Bytes already handed to the channel that the peer does not take keep it unwritable even when nothing of ours
+        // waits: seen unwritable at two ticks at least the stall timeout apart is a stall too.
+        let writable = channel.isWritable
         let stalled = state.withLock { state -> Bool in
-            guard !state.overflowed, state.queued > 0 || state.writing,
-                ContinuousClock.now - state.lastProgress > stallTimeout
-            else { return false }
+            let now = ContinuousClock.now
+            if writable {
+                state.unwritableSince = nil
+            } else if state.unwritableSince == nil {
+                state.unwritableSince = now
+            }
+            guard !state.overflowed else { return false }
+            let writerStalled = (state.queued > 0 || state.writing) && now - state.lastProgress > stallTimeout
+            let unwritableFor = state.unwritableSince.map { now - $0 } ?? .zero
+            let channelStalled = state.unwritableSince != nil && unwritableFor >= stallTimeout
+            guard writerStalled || channelStalled else { return false }
             state.overflowed = true
-            state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
+            state.endReason =
+                writerStalled
+                ? "peer not reading: \(state.queued) frames waiting to be sent"
+                : "peer not reading: the connection has taken nothing for \(unwritableFor)"
             return true
         }
         if stalled { closeNotReading() }

@@ -288,6 +288,29 @@ struct BoundsTests {
         #expect(session.silence < .milliseconds(50), "reading again: the silence starts from now")
     }
 
+    @Test("a connection that stays unwritable across ticks is a stall, even with nothing of ours waiting")
+    func unwritableChannelIsAStall() async throws {
+        var logger = Logger(label: "test.unwritable")
+        logger.logLevel = .critical
+        let info = SessionInfo(
+            peerID: PeerID(subjectPublicKeyInfoDER: [4]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
+            direction: .inbound, since: Date(), capabilities: [], serial: 1)
+        let channel = EmbeddedChannel()
+        let session = SessionHandle(
+            info: info, dialer: info.peerID, channel: channel, outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .milliseconds(50))
+        channel.isWritable = false
+        #expect(!session.closeIfStalled(), "first seen unwritable: not yet a stall")
+        channel.isWritable = true
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(!session.closeIfStalled(), "writable again in between: the clock starts over")
+        channel.isWritable = false
+        #expect(!session.closeIfStalled())
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(session.closeIfStalled(), "unwritable at two ticks a stall timeout apart: closed")
+        #expect(session.endReason?.contains("the connection has taken nothing") == true)
+    }
+
     @Test("the outbound queue: beyond its bound only while the writer makes progress, never beyond eight times it")
     func outboundQueueRules() async throws {
         var logger = Logger(label: "test.queue")
