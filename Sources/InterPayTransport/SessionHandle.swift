@@ -25,6 +25,7 @@ final class SessionHandle: Sendable {
     private let continuation: AsyncStream<[OutboundFrame]>.Continuation
     private let logger: Logger
     private let state: Mutex<State>
+    private let isWritable: @Sendable () -> Bool
 
     private struct State {
         var lastInbound = ContinuousClock.now
@@ -44,10 +45,13 @@ final class SessionHandle: Sendable {
         var preferred: Bool
     }
 
+    /// `isWritable` reads the channel's writability (a socket channel's is safe to read from any thread; tests of a
+    /// single-threaded embedded channel give their own).
     init(
         info: SessionInfo, dialer: PeerID, channel: any Channel, outboundCapacity: Int, preferred: Bool,
-        logger: Logger, stallTimeout: Duration = .seconds(5)
+        logger: Logger, stallTimeout: Duration = .seconds(5), isWritable: (@Sendable () -> Bool)? = nil
     ) {
+        self.isWritable = isWritable ?? { [channel] in channel.isWritable }
         self.stallTimeout = stallTimeout
         self.info = info
         self.dialer = dialer
@@ -103,7 +107,7 @@ final class SessionHandle: Sendable {
     func closeIfStalled() -> Bool {
         // Bytes already handed to the channel that the peer does not take keep it unwritable even when nothing of ours
         // waits: seen unwritable at two ticks at least the stall timeout apart is a stall too.
-        let writable = channel.isWritable
+        let writable = isWritable()
         let stalled = state.withLock { state -> Bool in
             let now = ContinuousClock.now
             if writable {

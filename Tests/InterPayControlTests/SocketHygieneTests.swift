@@ -85,8 +85,9 @@ struct SocketHygieneTests {
         } catch {
             #expect("\(error)".contains("uid 65534"), "\(error)")
         }
+        // The server creates the file before it writes the count: wait for the count itself.
         try await eventually("the fake server reports", timeout: .seconds(10)) {
-            FileManager.default.fileExists(atPath: received)
+            !((try? String(contentsOfFile: received, encoding: .utf8)) ?? "").isEmpty  // absent: not yet
         }
         #expect((try? String(contentsOfFile: received, encoding: .utf8)) == "0")
     }

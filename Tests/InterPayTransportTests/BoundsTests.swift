@@ -295,16 +295,16 @@ struct BoundsTests {
         let info = SessionInfo(
             peerID: PeerID(subjectPublicKeyInfoDER: [4]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
             direction: .inbound, since: Date(), capabilities: [], serial: 1)
-        let channel = EmbeddedChannel()
+        let writable = Mutex(true)
         let session = SessionHandle(
-            info: info, dialer: info.peerID, channel: channel, outboundCapacity: 4, preferred: false,
-            logger: logger, stallTimeout: .milliseconds(50))
-        channel.isWritable = false
+            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            logger: logger, stallTimeout: .milliseconds(50), isWritable: { writable.withLock { $0 } })
+        writable.withLock { $0 = false }
         #expect(!session.closeIfStalled(), "first seen unwritable: not yet a stall")
-        channel.isWritable = true
+        writable.withLock { $0 = true }
         try await Task.sleep(for: .milliseconds(60))
         #expect(!session.closeIfStalled(), "writable again in between: the clock starts over")
-        channel.isWritable = false
+        writable.withLock { $0 = false }
         #expect(!session.closeIfStalled())
         try await Task.sleep(for: .milliseconds(60))
         #expect(session.closeIfStalled(), "unwritable at two ticks a stall timeout apart: closed")
@@ -351,7 +351,7 @@ struct BoundsTests {
         // a finished one is progress.
         let blocked = SessionHandle(
             info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
-            logger: logger, stallTimeout: .milliseconds(50))
+            logger: logger, stallTimeout: .milliseconds(50), isWritable: { true })
         #expect(blocked.enqueue(ping))
         blocked.dequeued()
         blocked.wrote()
