@@ -25,14 +25,7 @@ public enum RPCID: Sendable, Hashable, CustomStringConvertible {
     public var description: String { jsonValue.jsonText }
 }
 
-extension RPCID: ExpressibleByIntegerLiteral {
-    public init(integerLiteral value: Int64) {
-        self = .int(value)
-    }
-}
-
-extension RPCID: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) {
-        self = .string(value)
-    }
+extension RPCID: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
 }
