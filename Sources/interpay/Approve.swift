@@ -12,14 +12,12 @@ struct Approve: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-
-    @Argument(help: "The series: its ID or a unique prefix of at least 4 characters.")
-    var series: String
+    @OptionGroup var target: SeriesArgument
 
     @Option(help: "The most one period may ask and still be accepted without asking, e.g. 35.00.")
     var max: String?
 
     func run() async throws {
-        try await SeriesCommand.run(ControlAPI.approve, SeriesParams(series: series, max: max), global: global)
+        try await SeriesCommand.run(ControlAPI.approve, SeriesParams(series: target.series, max: max), global: global)
     }
 }

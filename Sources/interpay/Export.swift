@@ -32,8 +32,7 @@ struct Export: AsyncParsableCommand {
     @Option(help: "Only payments created up to the end of this date (YYYY-MM-DD, UTC), or before this time.")
     var to: String?
 
-    @Option(help: "Only payments in this state: pending, accepted, paid, settled, rejected, cancelled, expired.")
-    var state: String?
+    @OptionGroup var filter: StateFilter
 
     func validate() throws {
         guard ["csv", "json"].contains(format) else { throw ValidationError("--format must be csv or json") }
@@ -42,10 +41,6 @@ struct Export: AsyncParsableCommand {
         }
         if let to, Self.time(to, endOfDay: true) == nil {
             throw ValidationError("--to must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
-        }
-        if let state, PaymentState(rawValue: state) == nil {
-            throw ValidationError(
-                "--state must be one of \(PaymentState.allCases.map(\.rawValue).joined(separator: ", "))")
         }
     }
 
@@ -59,7 +54,7 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         let params = ExportParams(
             from: from.flatMap { Self.time($0, endOfDay: false) }?.secondsSince1970,
-            to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: state)
+            to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: filter.state)
         let rows = try await global.call(ControlAPI.export, params).value.payments.map(Self.row)
         if format == "json" {
             let objects = rows.map { row in

@@ -7,9 +7,7 @@ struct List: AsyncParsableCommand {
         commandName: "list", abstract: "List payments, newest first.")
 
     @OptionGroup var global: GlobalOptions
-
-    @Option(help: "Only payments in this state: pending, accepted, paid, settled, rejected, cancelled, expired.")
-    var state: String?
+    @OptionGroup var filter: StateFilter
 
     @Option(help: "Only incoming (in: you are asked to pay) or outgoing (out: you asked) requests.")
     var direction: String?
@@ -22,14 +20,11 @@ struct List: AsyncParsableCommand {
 
     func validate() throws {
         if limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if let state, !["pending", "accepted", "paid", "settled", "rejected", "cancelled", "expired"].contains(state) {
-            throw ValidationError("--state must be pending, accepted, paid, settled, rejected, cancelled or expired")
-        }
         if let direction, !["in", "out"].contains(direction) { throw ValidationError("--direction must be in or out") }
     }
 
     func run() async throws {
-        let params = ListParams(state: state, direction: direction, peer: peer, limit: Int64(limit))
+        let params = ListParams(state: filter.state, direction: direction, peer: peer, limit: Int64(limit))
         let reply = try await global.call(ControlAPI.list, params)
         let offers = global.json ? [] : await waitingOffers()
         global.output(reply) { result in

@@ -15,21 +15,7 @@ struct Send: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-
-    @Argument(help: "The peer who should pay: a display name or a unique ID prefix.")
-    var peer: String
-
-    @Argument(help: "The amount, e.g. 12.50 (at most the currency's decimals: JPY none, KWD three).")
-    var amount: String
-
-    @Argument(help: "ISO 4217 currency code, e.g. MXN, EUR, JPY.")
-    var currency: String
-
-    @Option(help: "What it is for (at most 200 code points; no control characters).")
-    var memo: String = ""
-
-    @Option(help: "A category for statistics, e.g. food (1 to 40 code points).")
-    var category: String?
+    @OptionGroup var terms: PaymentTerms
 
     @Option(help: "How long the request stays open, from 1s to 30d: e.g. 90s, 15m, 2h.")
     var expires: String = "15m"
@@ -41,17 +27,6 @@ struct Send: AsyncParsableCommand {
     var idempotencyKey: String?
 
     func validate() throws {
-        do {
-            _ = try Money(parsing: amount, currencyCode: currency)
-        } catch {
-            throw ValidationError(error.description)
-        }
-        guard memo.unicodeScalars.count <= Limits.maxMemoLength else {
-            throw ValidationError("--memo has more than \(Limits.maxMemoLength) code points")
-        }
-        if let category, !(1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) {
-            throw ValidationError("--category must have 1 to \(Limits.maxCategoryLength) code points")
-        }
         guard let seconds = DurationText.seconds(expires), seconds >= 1, seconds <= 30 * 86_400 else {
             throw ValidationError("--expires must be a duration from 1s to 30d, such as 90s, 15m or 2h")
         }
@@ -62,7 +37,8 @@ struct Send: AsyncParsableCommand {
 
     func run() async throws {
         let params = SendParams(
-            peer: peer, amount: amount, currency: currency.uppercased(), memo: memo, category: category,
+            peer: terms.peer, amount: terms.amount, currency: terms.currencyCode, memo: terms.memo,
+            category: terms.category,
             expiresInSeconds: DurationText.seconds(expires) ?? 900,
             idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
         global.output(try await callRetrying(params)) { payment in

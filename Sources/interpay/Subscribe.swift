@@ -16,15 +16,7 @@ struct Subscribe: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-
-    @Argument(help: "The peer who should pay: a display name or a unique ID prefix.")
-    var peer: String
-
-    @Argument(help: "The amount of each period, e.g. 30.00.")
-    var amount: String
-
-    @Argument(help: "ISO 4217 currency code, e.g. EUR.")
-    var currency: String
+    @OptionGroup var terms: PaymentTerms
 
     @Option(help: "How often: week, month or year.")
     var every: String
@@ -38,29 +30,12 @@ struct Subscribe: AsyncParsableCommand {
             valueName: "date"))
     var start: String?
 
-    @Option(help: "What it is for (at most 200 code points).")
-    var memo: String = ""
-
-    @Option(help: "A category for statistics, e.g. gym (1 to 40 code points).")
-    var category: String?
-
     func validate() throws {
-        do {
-            _ = try Money(parsing: amount, currencyCode: currency)
-        } catch {
-            throw ValidationError(error.description)
-        }
         guard SubscriptionPeriod(rawValue: every) != nil else {
             throw ValidationError("--every must be week, month or year")
         }
         if let count, !(1...Limits.maxSeriesCount).contains(count) {
             throw ValidationError("--count must be from 1 to \(Limits.maxSeriesCount)")
-        }
-        guard memo.unicodeScalars.count <= Limits.maxMemoLength else {
-            throw ValidationError("--memo has more than \(Limits.maxMemoLength) code points")
-        }
-        if let category, !(1...Limits.maxCategoryLength).contains(category.unicodeScalars.count) {
-            throw ValidationError("--category must have 1 to \(Limits.maxCategoryLength) code points")
         }
         if let start, CivilDateTime(parsing: start) == nil {
             throw ValidationError("--start must be YYYY-MM-DD or YYYY-MM-DDTHH:MM")
@@ -69,8 +44,8 @@ struct Subscribe: AsyncParsableCommand {
 
     func run() async throws {
         let params = OfferParams(
-            peer: peer, amount: amount, currency: currency.uppercased(), every: every, count: count.map { Int64($0) },
-            start: start, memo: memo, category: category)
+            peer: terms.peer, amount: terms.amount, currency: terms.currencyCode, every: every,
+            count: count.map { Int64($0) }, start: start, memo: terms.memo, category: terms.category)
         global.output(try await global.call(ControlAPI.offer, params)) { series in
             print(series.id.printable)
         }

@@ -12,15 +12,9 @@ struct Unsubscribe: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-
-    @Argument(help: "The series: its ID or a unique prefix of at least 4 characters.")
-    var series: String
-
-    @Option(help: "Why, shown to the peer (at most 200 code points).")
-    var reason: String?
+    @OptionGroup var ending: SeriesEnding
 
     func run() async throws {
-        try await SeriesCommand.run(
-            ControlAPI.unsubscribe, SeriesParams(series: series, reason: reason), global: global)
+        try await SeriesCommand.run(ControlAPI.unsubscribe, ending.params, global: global)
     }
 }

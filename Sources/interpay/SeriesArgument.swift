@@ -1,0 +1,19 @@
+import ArgumentParser
+import InterPayControl
+
+/// The `<series>` argument of `approve`, `decline` and `unsubscribe`: an ID or a unique prefix.
+struct SeriesArgument: ParsableArguments {
+    @Argument(help: "The series: its ID or a unique prefix of at least 4 characters.")
+    var series: String
+}
+
+/// What `decline` and `unsubscribe` take: the series and, optionally, why it ends.
+struct SeriesEnding: ParsableArguments {
+    @OptionGroup var target: SeriesArgument
+
+    @Option(help: "Why, shown to the peer (at most 200 code points).")
+    var reason: String?
+
+    /// The control method's params.
+    var params: SeriesParams { SeriesParams(series: target.series, reason: reason) }
+}
