@@ -55,26 +55,16 @@ public struct OutboxRecord: Sendable, Hashable, Codable {
                 operation: "queue a \(message.type.rawValue) frame",
                 reason: "only request, cancel, accept and reject frames are acknowledged and kept in the outbox")
         }
-        let body: [UInt8]
-        do {
-            body = try codec.encodeBody(message)
-        } catch {
-            throw .invalidValue(operation: "queue a \(message.type.rawValue) frame", reason: error.description)
-        }
+        let frame = try codec.storedBody(message, operation: "queue a \(message.type.rawValue) frame")
         self.init(
-            messageID: messageID, paymentID: paymentID, peerID: peerID, frame: Data(body), createdAt: createdAt,
+            messageID: messageID, paymentID: paymentID, peerID: peerID, frame: frame, createdAt: createdAt,
             retryUntil: retryUntil)
     }
 
     /// The stored frame decoded again.
     public var message: PaymentMessage {
         get throws(StoreError) {
-            do {
-                return try FrameCodec().decodeBody(frame)
-            } catch {
-                throw .corruptRecord(
-                    table: Self.databaseTableName, key: messageID.wireString, reason: error.description)
-            }
+            try FrameCodec().storedMessage(frame, table: Self.databaseTableName, key: messageID)
         }
     }
 }

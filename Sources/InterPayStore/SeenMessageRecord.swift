@@ -33,25 +33,14 @@ public struct SeenMessageRecord: Sendable, Hashable, Codable {
         messageID: UUID, peerID: PeerID, paymentID: UUID?, receivedAt: Timestamp, response: PaymentMessage,
         codec: FrameCodec = FrameCodec()
     ) throws(StoreError) {
-        let body: [UInt8]
-        do {
-            body = try codec.encodeBody(response)
-        } catch {
-            throw .invalidValue(operation: "record the answer to \(messageID.wireString)", reason: error.description)
-        }
-        self.init(
-            messageID: messageID, peerID: peerID, paymentID: paymentID, receivedAt: receivedAt, response: Data(body))
+        let body = try codec.storedBody(response, operation: "record the answer to \(messageID.wireString)")
+        self.init(messageID: messageID, peerID: peerID, paymentID: paymentID, receivedAt: receivedAt, response: body)
     }
 
     /// The stored answer decoded again.
     public var responseMessage: PaymentMessage {
         get throws(StoreError) {
-            do {
-                return try FrameCodec().decodeBody(response)
-            } catch {
-                throw .corruptRecord(
-                    table: Self.databaseTableName, key: messageID.wireString, reason: error.description)
-            }
+            try FrameCodec().storedMessage(response, table: Self.databaseTableName, key: messageID)
         }
     }
 }
