@@ -25,27 +25,17 @@ extension AppDatabase {
     public func paymentViews(filter: PaymentFilter = PaymentFilter()) async throws(StoreError) -> [PaymentView] {
         var conditions: [String] = []
         var arguments = StatementArguments()
-        if let state = filter.state {
-            conditions.append("payment.state = ?")
-            _ = arguments.append(contentsOf: [state.rawValue])
+        func condition(_ sql: String, _ value: (any DatabaseValueConvertible)?) {
+            guard let value else { return }
+            conditions.append(sql)
+            _ = arguments.append(contentsOf: [value])
         }
-        if let role = filter.role {
-            conditions.append("payment.role = ?")
-            _ = arguments.append(contentsOf: [role.rawValue])
-        }
-        if let peerID = filter.peerID {
-            conditions.append("payment.peerID = ?")
-            _ = arguments.append(contentsOf: [peerID.description])
-        }
+        condition("payment.state = ?", filter.state?.rawValue)
+        condition("payment.role = ?", filter.role?.rawValue)
+        condition("payment.peerID = ?", filter.peerID?.description)
         if filter.finalOnly { conditions.append("payment.state != 'pending'") }
-        if let from = filter.createdFrom {
-            conditions.append("payment.createdAt >= ?")
-            _ = arguments.append(contentsOf: [from.secondsSince1970])
-        }
-        if let before = filter.createdBefore {
-            conditions.append("payment.createdAt < ?")
-            _ = arguments.append(contentsOf: [before.secondsSince1970])
-        }
+        condition("payment.createdAt >= ?", filter.createdFrom?.secondsSince1970)
+        condition("payment.createdAt < ?", filter.createdBefore?.secondsSince1970)
         var sql = Self.paymentViewSelect
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY payment.createdAt DESC, payment.id"
