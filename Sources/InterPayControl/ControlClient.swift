@@ -134,18 +134,23 @@ public struct ControlClient: Sendable {
         }
     }
 
+    /// The next line from the daemon; nil at end of input.
+    private func nextLine(
+        from connection: UnixSocketConnection, reader: inout LineReader, deadline: ContinuousClock.Instant?
+    ) throws(ControlClientError) -> [UInt8]? {
+        do {
+            return try reader.nextLine(from: connection, deadline: deadline)
+        } catch {
+            throw readFailure(error)
+        }
+    }
+
     /// Reads lines until the response to our request; nil at end of input. Notifications are skipped.
     private func readResponse(
         from connection: UnixSocketConnection, reader: inout LineReader, deadline: ContinuousClock.Instant?
     ) throws(ControlClientError) -> RPCResponse? {
         while true {
-            let line: [UInt8]?
-            do {
-                line = try reader.nextLine(from: connection, deadline: deadline)
-            } catch {
-                throw readFailure(error)
-            }
-            guard let line else { return nil }
+            guard let line = try nextLine(from: connection, reader: &reader, deadline: deadline) else { return nil }
             guard let value = try Self.parse(line) else { continue }
             if value["method"] != nil { continue }  // a notification, not our answer
             guard let response = RPCResponse(value) else {
@@ -187,13 +192,7 @@ public struct ControlClient: Sendable {
             }
             if case .failure(let error) = response.outcome { throw .rpc(error) }
             while true {
-                let line: [UInt8]?
-                do {
-                    line = try reader.nextLine(from: connection, deadline: nil)
-                } catch {
-                    throw readFailure(error)
-                }
-                guard let line else {
+                guard let line = try nextLine(from: connection, reader: &reader, deadline: nil) else {
                     throw .daemonUnreachable(path: path, reason: "the daemon closed the connection")
                 }
                 guard let value = try Self.parse(line) else { continue }

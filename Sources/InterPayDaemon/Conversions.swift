@@ -22,13 +22,7 @@ struct Conversions: Sendable {
     /// `money` in the preferred currency; nil without a preferred currency, for that currency itself, or when no
     /// rates can be had (logged at debug level).
     func quote(_ money: Money, now: Timestamp = .now) async -> Quote? {
-        guard let preferred, preferred != money.currency else { return nil }
-        do {
-            return try await rates.convert(money, to: preferred, now: now)
-        } catch {
-            logger.debug("no conversion", metadata: ["to": "\(preferred)", "error": "\(error)"])
-            return nil
-        }
+        await converted(money) { try await rates.convert(money, to: $0, now: now) }
     }
 
     /// A converter to the preferred currency for many amounts at once (a list of payments): the rates are looked up
@@ -40,7 +34,7 @@ struct Conversions: Sendable {
         do {
             rates = try await self.rates.rates(base: self.rates.base, now: now)
         } catch {
-            logger.debug("no conversion", metadata: ["to": "\(preferred)", "error": "\(error)"])
+            noConversion(to: preferred, error)
             return { _ in nil }
         }
         return { money in
@@ -52,13 +46,26 @@ struct Conversions: Sendable {
     /// `money` in the preferred currency from the cached rates only (never waiting on the network): the quote
     /// stored when a payment is accepted. Nil when there is nothing to convert or nothing cached.
     func cachedQuote(_ money: Money, now: Timestamp = .now) async -> Quote? {
+        await converted(money) { try await rates.convertCached(money, to: $0, now: now) }
+    }
+
+    /// `convert` of `money` to the preferred currency; nil without a preferred currency, for that currency itself,
+    /// or when `convert` fails (logged at debug level).
+    private func converted(
+        _ money: Money, _ convert: (CurrencyCode) async throws -> Quote
+    ) async -> Quote? {
         guard let preferred, preferred != money.currency else { return nil }
         do {
-            return try await rates.convertCached(money, to: preferred, now: now)
+            return try await convert(preferred)
         } catch {
-            logger.debug("no conversion", metadata: ["to": "\(preferred)", "error": "\(error)"])
+            noConversion(to: preferred, error)
             return nil
         }
+    }
+
+    /// Logs (at debug level) why there is no conversion to `currency`.
+    private func noConversion(to currency: CurrencyCode, _ error: any Error) {
+        logger.debug("no conversion", metadata: ["to": "\(currency)", "error": "\(error)"])
     }
 
     /// A quote as the control methods answer it (the `converted` member of a payment, and `interpay convert`).

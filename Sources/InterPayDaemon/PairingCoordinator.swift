@@ -157,24 +157,14 @@ actor PairingCoordinator {
             return
         }
         let step = await update(peer) { $0.receive(frame, now: now) }
-        do {
-            try await perform(step, peer: peer, now: now)
-        } catch {
-            logger.error(
-                "pairing step not carried out", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
-        }
+        await perform(step, peer: peer, now: now, failure: "pairing step not carried out")
     }
 
     /// The session with `peer` ended.
     func sessionDown(_ peer: PeerID, now: Timestamp = .now) async {
         guard machines[peer] != nil else { return }
         let step = await update(peer) { $0.sessionLost(now: now) }
-        do {
-            try await perform(step, peer: peer, now: now)
-        } catch {
-            logger.error(
-                "pairing failure not recorded", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
-        }
+        await perform(step, peer: peer, now: now, failure: "pairing failure not recorded")
     }
 
     /// Ends attempts and codes past their time and lifts locks past theirs; forgets idle machines (their lockout is
@@ -182,12 +172,7 @@ actor PairingCoordinator {
     func tick(now: Timestamp = .now) async {
         for peer in Array(machines.keys) {
             let step = await update(peer) { $0.tick(now: now) }
-            do {
-                try await perform(step, peer: peer, now: now)
-            } catch {
-                logger.error(
-                    "pairing expiry not recorded", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
-            }
+            await perform(step, peer: peer, now: now, failure: "pairing expiry not recorded")
             if machines[peer]?.phase == .idle { machines.removeValue(forKey: peer) }
         }
         requests = requests.filter { now < $0.value.adding(seconds: PairingMachine.codeLifetime) }
@@ -227,6 +212,15 @@ actor PairingCoordinator {
         let actions = body(&machine)
         machines[peer] = machine
         return Step(actions: actions, lockoutChanged: machine.lockout != before)
+    }
+
+    /// Carries out a machine's actions where no command waits for the outcome: a failure is logged as `failure`.
+    private func perform(_ step: Step, peer: PeerID, now: Timestamp, failure: Logger.Message) async {
+        do {
+            try await perform(step, peer: peer, now: now)
+        } catch {
+            logger.error(failure, metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
+        }
     }
 
     /// Carries out a machine's actions: a changed lockout is written first (before any frame leaves, so that an
