@@ -44,9 +44,7 @@ public enum WebApp {
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: HostCheckMiddleware(access: access))
-        router.add(middleware: OriginCheckMiddleware(access: access))
-        router.add(middleware: AuthMiddleware(access: access))
+        router.add(middleware: AccessMiddleware(access: access))
 
         router.get("/login") { request, _ -> Response in
             guard let token = request.uri.queryParameters["token"], WebToken.matches(token, access.token) else {

@@ -36,9 +36,17 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
     }
 }
 
-/// Refuses a request whose `Host` is not this server's loopback name and port with 421 (Misdirected Request): a
-/// page on another site whose name resolves to 127.0.0.1 (DNS rebinding) gets nothing.
-public struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
+/// Lets a request through only when it passes three checks, in this order:
+///
+/// - Host: a request whose `Host` is not this server's loopback name and port is refused with 421 (Misdirected
+///   Request): a page on another site whose name resolves to 127.0.0.1 (DNS rebinding) gets nothing.
+/// - Origin: any state-changing request (anything but GET and HEAD), whatever its path, is refused with 403 unless
+///   its `Origin` is this server's own. A request without `Origin` passes only when it carries the token in
+///   `Authorization` (a script or `curl`; a browser always sends `Origin` on such requests, and another site cannot
+///   set `Authorization` without CORS, which this server never grants).
+/// - Token: the session cookie (set by `/login`) or `Authorization: Bearer`. `/login` itself is open: it checks
+///   the token it is given.
+public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: WebAccess
 
     /// Checks against `access`.
@@ -47,57 +55,35 @@ public struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        try checkHost(request)
+        try checkOrigin(request)
+        if request.uri.path != "/login" { try checkToken(request) }
+        return try await next(request, context)
+    }
+
+    private func checkHost(_ request: Request) throws {
         guard access.isAllowedHost(request.head.authority) else {
             throw HTTPError(.init(code: 421, reasonPhrase: "Misdirected Request"), message: "wrong Host")
         }
-        return try await next(request, context)
     }
-}
 
-/// Refuses with 403 any state-changing request (anything but GET and HEAD), whatever its path, unless its `Origin`
-/// is this server's own. A request without `Origin` passes only when it carries the token in `Authorization`
-/// (a script or `curl`; a browser always sends `Origin` on such requests, and another site cannot set
-/// `Authorization` without CORS, which this server never grants).
-public struct OriginCheckMiddleware<Context: RequestContext>: RouterMiddleware {
-    let access: WebAccess
-
-    /// Checks against `access`.
-    public init(access: WebAccess) { self.access = access }
-
-    public func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        if request.method != .get, request.method != .head {
-            let origin = request.headers[.origin]
-            let allowed =
-                origin == nil
-                ? AuthMiddleware<Context>.bearer(request).map { WebToken.matches($0, access.token) } ?? false
-                : access.isSameOrigin(origin, authority: request.head.authority)
-            guard allowed else { throw HTTPError(.forbidden, message: "cross-origin request refused") }
-        }
-        return try await next(request, context)
+    private func checkOrigin(_ request: Request) throws {
+        guard request.method != .get, request.method != .head else { return }
+        let origin = request.headers[.origin]
+        let allowed =
+            origin == nil
+            ? Self.bearer(request).map { WebToken.matches($0, access.token) } ?? false
+            : access.isSameOrigin(origin, authority: request.head.authority)
+        guard allowed else { throw HTTPError(.forbidden, message: "cross-origin request refused") }
     }
-}
 
-/// Lets a request through only with the token: the session cookie (set by `/login`) or `Authorization: Bearer`.
-/// `/login` itself is open: it checks the token it is given.
-public struct AuthMiddleware<Context: RequestContext>: RouterMiddleware {
-    let access: WebAccess
-
-    /// Checks against `access`.
-    public init(access: WebAccess) { self.access = access }
-
-    public func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        if request.uri.path == "/login" { return try await next(request, context) }
+    private func checkToken(_ request: Request) throws {
         let presented = Self.bearer(request).map(String.init) ?? request.cookies[WebAccess.cookieName]?.value
         guard let presented, WebToken.matches(presented, access.token) else {
             throw HTTPError(
                 .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
                 message: "open the web app with the URL that 'interpay web' prints")
         }
-        return try await next(request, context)
     }
 
     /// The token of an `Authorization: Bearer` header, if any.
