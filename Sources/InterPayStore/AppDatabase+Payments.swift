@@ -19,15 +19,7 @@ extension AppDatabase {
     /// Throws `StoreError.invalidPrefix` when the prefix is shorter than `minimumPrefixLength` or has characters
     /// that cannot appear in a UUID.
     public func payments(idPrefix: String) async throws(StoreError) -> [PaymentRecord] {
-        let prefix = try Self.checkedPrefix(idPrefix)
-        // IDs are stored in lower case (a CHECK guarantees it) and the prefix has no GLOB wildcard, so this is a
-        // case-sensitive range scan of the primary key index.
-        return try await read("find payments by ID prefix \(prefix)") { db in
-            try PaymentRecord
-                .filter(sql: "id GLOB ?", arguments: [prefix + "*"])
-                .order(PaymentRecord.Columns.createdAt.desc, PaymentRecord.Columns.id)
-                .fetchAll(db)
-        }
+        try await records(PaymentRecord.self, idPrefix: idPrefix, named: "payments")
     }
 
     /// `idPrefix` trimmed and lowercased, or `StoreError.invalidPrefix` when it is shorter than
@@ -43,6 +35,22 @@ extension AppDatabase {
             throw .invalidPrefix(idPrefix, reason: "a payment ID has only the digits 0-9, the letters a-f and '-'")
         }
         return prefix
+    }
+
+    /// The rows of `Record`'s table whose `id` starts with `idPrefix` (see `checkedPrefix(_:)`), newest (by
+    /// `createdAt`) first; `what` names them in an error.
+    func records<Record: FetchableRecord & TableRecord & Sendable>(
+        _: Record.Type, idPrefix: String, named what: String
+    ) async throws(StoreError) -> [Record] {
+        let prefix = try Self.checkedPrefix(idPrefix)
+        // IDs are stored in lower case (a CHECK guarantees it) and the prefix has no GLOB wildcard, so this is a
+        // case-sensitive range scan of the primary key index.
+        return try await read("find \(what) by ID prefix \(prefix)") { db in
+            try Record
+                .filter(sql: "id GLOB ?", arguments: [prefix + "*"])
+                .order(Column("createdAt").desc, Column("id"))
+                .fetchAll(db)
+        }
     }
 
     /// The payments that match `filter`, newest (by `createdAt`) first.

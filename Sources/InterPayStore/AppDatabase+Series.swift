@@ -67,12 +67,6 @@ extension AppDatabase {
 
     /// The series whose ID starts with `idPrefix` (at least `minimumPrefixLength` characters), newest first.
     public func series(idPrefix: String) async throws(StoreError) -> [SeriesRecord] {
-        let prefix = try Self.checkedPrefix(idPrefix)
-        return try await read("find series by ID prefix \(prefix)") { db in
-            try SeriesRecord
-                .filter(sql: "id GLOB ?", arguments: [prefix + "*"])
-                .order(SeriesRecord.Columns.createdAt.desc, SeriesRecord.Columns.id)
-                .fetchAll(db)
-        }
+        try await records(SeriesRecord.self, idPrefix: idPrefix, named: "series")
     }
 }
