@@ -427,7 +427,7 @@ public enum ISO8601Time {
         let seconds = min(max(time.secondsSince1970, 0), 253_402_300_799)
         let days = seconds / 86_400
         let rest = seconds % 86_400
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDays.date(fromDays: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let yearText = String(year)
         let paddedYear = String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText
@@ -452,32 +452,9 @@ public enum ISO8601Time {
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
             year >= 1970, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDays.days(year: year, month: month, day: day)
         let time = Timestamp(secondsSince1970: days * 86_400 + hour * 3600 + minute * 60 + second)
         // Refuses days that do not exist (February 30th), which would format differently.
         return format(time) == text ? time : nil
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

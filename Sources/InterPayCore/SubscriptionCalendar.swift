@@ -53,13 +53,7 @@ public struct CivilDateTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Days since 1970-01-01 of this date (H. Hinnant's `days_from_civil`).
     var daysSinceEpoch: Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        CivilDays.days(year: Int64(year), month: Int64(month), day: Int64(day))
     }
 
     /// Seconds since the epoch if this wall-clock time were UTC.
@@ -69,16 +63,8 @@ public struct CivilDateTime: Sendable, Hashable, Comparable, CustomStringConvert
     init(secondsAsUTC seconds: Int64) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
-        self.init(year: year, month: month, day: day, secondOfDay: secondOfDay)
+        let date = CivilDays.date(fromDays: days)
+        self.init(year: Int(date.year), month: Int(date.month), day: Int(date.day), secondOfDay: secondOfDay)
     }
 
     /// Whether `year` has a 29 February.
