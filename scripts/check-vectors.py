@@ -258,93 +258,102 @@ def canonical(obj):
 
 # ------------------------------------------------------------------ vector groups
 
-def check_valid(vectors, validators):
+def check_each(vectors, check):
+    """Runs `check` on every vector; an AssertionError is its problem, any other exception (a crash, e.g. an
+    unresolvable $ref) fails the vector too, with the exception's type."""
     problems = []
     for v in vectors:
-        name = v.get("name", "?")
         try:
-            for key in ("name", "description", "frame", "hex"):
-                if key not in v:
-                    raise AssertionError("missing key " + key)
-            data = bytes.fromhex(v["hex"])
-            if v["hex"] != data.hex():
-                raise AssertionError("hex is not lowercase")
-            n, body, obj = decode_frame(data)
-            if n != len(body):
-                raise AssertionError("length prefix mismatch")
-            if body != canonical(v["frame"]):
-                raise AssertionError("body is not the canonical dump of frame")
-            if obj != v["frame"]:
-                raise AssertionError("decoded body differs from frame")
-            if not validators["frame"].is_valid(obj):
-                raise AssertionError("frame.json rejects it: " +
-                                     jsonschema.exceptions.best_match(validators["frame"].iter_errors(obj)).message)
-            cls, detail = classify_fields(obj, validators)
-            if cls is not None:
-                raise AssertionError("%s schema rejects it (%s): %s" % (obj.get("type"), cls, detail))
-            sem = semantic_failures(obj)
-            if sem:
-                raise AssertionError("semantic checks fail: " + ", ".join(sorted(sem)))
-            if v.get("ignoresUnknown") and not v.get("decodeOnly"):
-                raise AssertionError("ignoresUnknown vectors must be decodeOnly")
-        except Exception as e:  # any crash (e.g. an unresolvable $ref) fails this vector
-            problems.append((name, "%s: %s" % (type(e).__name__, e) if not isinstance(e, AssertionError) else str(e)))
+            check(v)
+        except Exception as e:
+            problems.append((v.get("name", "?"),
+                             "%s: %s" % (type(e).__name__, e) if not isinstance(e, AssertionError) else str(e)))
     return problems
+
+
+def require_keys(vector, keys):
+    for key in keys:
+        if key not in vector:
+            raise AssertionError("missing key " + key)
+
+
+def check_valid(vectors, validators):
+    return check_each(vectors, lambda v: check_valid_vector(v, validators))
+
+
+def check_valid_vector(v, validators):
+    require_keys(v, ("name", "description", "frame", "hex"))
+    data = bytes.fromhex(v["hex"])
+    if v["hex"] != data.hex():
+        raise AssertionError("hex is not lowercase")
+    n, body, obj = decode_frame(data)
+    if n != len(body):
+        raise AssertionError("length prefix mismatch")
+    if body != canonical(v["frame"]):
+        raise AssertionError("body is not the canonical dump of frame")
+    if obj != v["frame"]:
+        raise AssertionError("decoded body differs from frame")
+    if not validators["frame"].is_valid(obj):
+        raise AssertionError("frame.json rejects it: " +
+                             jsonschema.exceptions.best_match(validators["frame"].iter_errors(obj)).message)
+    cls, detail = classify_fields(obj, validators)
+    if cls is not None:
+        raise AssertionError("%s schema rejects it (%s): %s" % (obj.get("type"), cls, detail))
+    sem = semantic_failures(obj)
+    if sem:
+        raise AssertionError("semantic checks fail: " + ", ".join(sorted(sem)))
+    if v.get("ignoresUnknown") and not v.get("decodeOnly"):
+        raise AssertionError("ignoresUnknown vectors must be decodeOnly")
 
 
 def check_invalid(vectors, validators):
-    problems = []
-    for v in vectors:
-        name = v.get("name", "?")
-        try:
-            for key in ("name", "description", "hex", "error"):
-                if key not in v:
-                    raise AssertionError("missing key " + key)
-            expected = v["error"]
-            if expected not in FRAMING_ERRORS | FIELD_ERRORS:
-                raise AssertionError("unknown error class " + expected)
-            detectable = v.get("schemaDetectable", True)
-            check = v.get("semanticCheck")
-            data = bytes.fromhex(v["hex"])
-            if "maxFrameSize" in v:
-                if not 4096 <= v["maxFrameSize"] <= DEFAULT_MAX_FRAME:
-                    raise AssertionError("maxFrameSize outside the permitted 4096..65536")
-                # single defect: with the default limit the frame must be fine
-                _, _, obj = decode_frame(data)
-                if classify_fields(obj, validators)[0] is not None or semantic_failures(obj):
-                    raise AssertionError("frame is invalid even without the lowered limit")
-            try:
-                _, _, obj = decode_frame(data, v.get("maxFrameSize", DEFAULT_MAX_FRAME))
-            except FramingError as e:
-                if e.kind != expected:
-                    raise AssertionError("framing says %s (%s), vector says %s" % (e.kind, e, expected))
-                if not detectable or check:
-                    raise AssertionError("framing error vector must not be marked semantic")
-                continue
-            if expected in FRAMING_ERRORS:
-                raise AssertionError("expected framing error %s but the frame decoded" % expected)
-            frame_ok = validators["frame"].is_valid(obj)
-            cls, detail = classify_fields(obj, validators)
-            if detectable:
-                if check:
-                    raise AssertionError("semanticCheck set on a schema-detectable vector")
-                if frame_ok:
-                    raise AssertionError("frame.json accepts it")
-                if cls != expected:
-                    raise AssertionError("schema class %s (%s), vector says %s" % (cls, detail, expected))
-            else:
-                if check not in SEMANTIC_CHECKS:
-                    raise AssertionError("schemaDetectable false needs a known semanticCheck")
-                if expected != "invalid-field":
-                    raise AssertionError("semantic failures are invalid-field")
-                if not frame_ok or cls is not None:
-                    raise AssertionError("not single-fault: schema rejects it too (%s)" % detail)
-                sem = semantic_failures(obj)
-                if sem != {check}:
-                    raise AssertionError("semantic failures %s, expected {%s}" % (sorted(sem), check))
-        except Exception as e:  # any crash (e.g. an unresolvable $ref) fails this vector
-            problems.append((name, "%s: %s" % (type(e).__name__, e) if not isinstance(e, AssertionError) else str(e)))
-    return problems
+    return check_each(vectors, lambda v: check_invalid_vector(v, validators))
+
+
+def check_invalid_vector(v, validators):
+    require_keys(v, ("name", "description", "hex", "error"))
+    expected = v["error"]
+    if expected not in FRAMING_ERRORS | FIELD_ERRORS:
+        raise AssertionError("unknown error class " + expected)
+    detectable = v.get("schemaDetectable", True)
+    check = v.get("semanticCheck")
+    data = bytes.fromhex(v["hex"])
+    if "maxFrameSize" in v:
+        if not 4096 <= v["maxFrameSize"] <= DEFAULT_MAX_FRAME:
+            raise AssertionError("maxFrameSize outside the permitted 4096..65536")
+        # single defect: with the default limit the frame must be fine
+        _, _, obj = decode_frame(data)
+        if classify_fields(obj, validators)[0] is not None or semantic_failures(obj):
+            raise AssertionError("frame is invalid even without the lowered limit")
+    try:
+        _, _, obj = decode_frame(data, v.get("maxFrameSize", DEFAULT_MAX_FRAME))
+    except FramingError as e:
+        if e.kind != expected:
+            raise AssertionError("framing says %s (%s), vector says %s" % (e.kind, e, expected))
+        if not detectable or check:
+            raise AssertionError("framing error vector must not be marked semantic")
+        return
+    if expected in FRAMING_ERRORS:
+        raise AssertionError("expected framing error %s but the frame decoded" % expected)
+    frame_ok = validators["frame"].is_valid(obj)
+    cls, detail = classify_fields(obj, validators)
+    if detectable:
+        if check:
+            raise AssertionError("semanticCheck set on a schema-detectable vector")
+        if frame_ok:
+            raise AssertionError("frame.json accepts it")
+        if cls != expected:
+            raise AssertionError("schema class %s (%s), vector says %s" % (cls, detail, expected))
+    else:
+        if check not in SEMANTIC_CHECKS:
+            raise AssertionError("schemaDetectable false needs a known semanticCheck")
+        if expected != "invalid-field":
+            raise AssertionError("semantic failures are invalid-field")
+        if not frame_ok or cls is not None:
+            raise AssertionError("not single-fault: schema rejects it too (%s)" % detail)
+        sem = semantic_failures(obj)
+        if sem != {check}:
+            raise AssertionError("semantic failures %s, expected {%s}" % (sorted(sem), check))
 
 
 def verify_receipt(text):
@@ -386,17 +395,14 @@ def verify_receipt(text):
 
 
 def check_receipts(vectors):
-    problems = []
-    for v in vectors:
-        name = v.get("name", "?")
-        try:
-            got = verify_receipt(v["receipt"])
-            want = None if v["valid"] else v["error"]
-            if got != want:
-                raise AssertionError("verification says %s, vector says %s" % (got or "valid", want or "valid"))
-        except Exception as e:  # any crash fails this vector
-            problems.append((name, "%s: %s" % (type(e).__name__, e) if not isinstance(e, AssertionError) else str(e)))
-    return problems
+    return check_each(vectors, check_receipt_vector)
+
+
+def check_receipt_vector(v):
+    got = verify_receipt(v["receipt"])
+    want = None if v["valid"] else v["error"]
+    if got != want:
+        raise AssertionError("verification says %s, vector says %s" % (got or "valid", want or "valid"))
 
 
 def check_generated():
