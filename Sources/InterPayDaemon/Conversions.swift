@@ -52,7 +52,7 @@ struct Conversions: Sendable {
     /// `convert` of `money` to the preferred currency; nil without a preferred currency, for that currency itself,
     /// or when `convert` fails (logged at debug level).
     private func converted(
-        _ money: Money, _ convert: (CurrencyCode) async throws -> Quote
+        _ money: Money, _ convert: (CurrencyCode) async throws -> Quote?
     ) async -> Quote? {
         guard let preferred, preferred != money.currency else { return nil }
         do {
