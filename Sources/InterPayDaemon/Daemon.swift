@@ -46,18 +46,9 @@ public enum Daemon {
             throw .storage(error.description)
         }
         // At the session limit, paired peers' sessions are kept over unpaired ones'.
+        // Unreadable counts as "not paired": at worst that session may be evicted at the session limit.
         sessions.preferPeers { peer in
-            do {
-                return try await database.trustedPeer(id: peer) != nil
-            } catch {
-                // Read as "not paired": at worst that session may be evicted at the session limit. A read cut
-                // short by shutdown is not worth a line.
-                guard !Task.isCancelled else { return false }
-                logger.error(
-                    "cannot read whether a peer is paired; its session is not preferred",
-                    metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
-                return false
-            }
+            await database.isPaired(peer, logger: logger, otherwise: "its session is not preferred")
         }
         let provider: ExchangeRateAPIProvider
         do {

@@ -111,17 +111,7 @@ actor PairingCoordinator {
 
     /// Whether `peer` is paired (false when the ledger cannot say, which is logged).
     func isPaired(_ peer: PeerID) async -> Bool {
-        do {
-            return try await database.trustedPeer(id: peer) != nil
-        } catch {
-            // A ledger that cannot be read trusts no one: the safe answer. A read cut short by shutdown is not
-            // worth a line.
-            guard !Task.isCancelled else { return false }
-            logger.error(
-                "cannot read whether a peer is paired; treating it as not paired",
-                metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
-            return false
-        }
+        await database.isPaired(peer, logger: logger, otherwise: "treating it as not paired")
     }
 
     /// Where pairing with `peer` stands now (a lockout recorded in the ledger included).
