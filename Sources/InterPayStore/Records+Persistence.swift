@@ -188,14 +188,15 @@ struct RowReader {
     }
 
     func uuid(_ column: String) throws(StoreError) -> UUID {
-        let text: String = try value(column)
-        guard let uuid = UUID(wireString: text) else { throw damaged(column, "'\(text)' is not a UUID") }
-        return uuid
+        try uuid(column, text: value(column))
     }
 
     func optionalUUID(_ column: String) throws(StoreError) -> UUID? {
         let text: String? = try value(column)
-        guard let text else { return nil }
+        return try text.map { text throws(StoreError) in try uuid(column, text: text) }
+    }
+
+    private func uuid(_ column: String, text: String) throws(StoreError) -> UUID {
         guard let uuid = UUID(wireString: text) else { throw damaged(column, "'\(text)' is not a UUID") }
         return uuid
     }
@@ -219,14 +220,15 @@ struct RowReader {
     }
 
     func code<Code: RawRepresentable<String>>(_ column: String) throws(StoreError) -> Code {
-        let text: String = try value(column)
-        guard let code = Code(rawValue: text) else { throw damaged(column, "unknown value '\(text)'") }
-        return code
+        try code(column, text: value(column))
     }
 
     func optionalCode<Code: RawRepresentable<String>>(_ column: String) throws(StoreError) -> Code? {
         let text: String? = try value(column)
-        guard let text else { return nil }
+        return try text.map { text throws(StoreError) in try code(column, text: text) }
+    }
+
+    private func code<Code: RawRepresentable<String>>(_ column: String, text: String) throws(StoreError) -> Code {
         guard let code = Code(rawValue: text) else { throw damaged(column, "unknown value '\(text)'") }
         return code
     }

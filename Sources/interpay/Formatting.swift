@@ -76,6 +76,12 @@ enum Formatting {
     static func shortID(_ id: String) -> String {
         String(id.printable.prefix(8))
     }
+
+    /// What became of a payment or series after a command: `ID-prefix: state`, then `notes` (each empty or starting
+    /// with its own separator).
+    static func outcome(id: String, state: String, _ notes: String...) -> String {
+        "\(shortID(id)): \(state.printable)" + notes.joined()
+    }
 }
 
 extension String {

@@ -8,11 +8,8 @@ enum PaymentDecisionCommand {
         _ method: ControlMethod<PaymentParams, PaymentInfo>, _ params: PaymentParams, global: GlobalOptions
     ) async throws {
         global.output(try await global.call(method, params)) { payment in
-            var line = "\(Formatting.shortID(payment.id)): \(payment.state.printable)"
-            if !payment.confirmed {
-                line += " (the payee has not confirmed yet; 'interpay show' will tell)"
-            }
-            print(line)
+            let unconfirmed = payment.confirmed ? "" : " (the payee has not confirmed yet; 'interpay show' will tell)"
+            print(Formatting.outcome(id: payment.id, state: payment.state, unconfirmed))
         }
     }
 }

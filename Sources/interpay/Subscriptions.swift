@@ -21,10 +21,9 @@ enum SeriesCommand {
         _ method: ControlMethod<SeriesParams, SeriesInfo>, _ params: SeriesParams, global: GlobalOptions
     ) async throws {
         global.output(try await global.call(method, params)) { series in
-            var line = "\(Formatting.shortID(series.id)): \(series.state.printable)"
-            if let cap = series.cap?.printable { line += ", cap \(cap) \(series.currency.printable)" }
-            if !series.delivered { line += " (the peer has not received it yet)" }
-            print(line)
+            let cap = series.cap.map { ", cap \($0.printable) \(series.currency.printable)" } ?? ""
+            let undelivered = series.delivered ? "" : " (the peer has not received it yet)"
+            print(Formatting.outcome(id: series.id, state: series.state, cap, undelivered))
         }
     }
 
