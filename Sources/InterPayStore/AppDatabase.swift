@@ -123,19 +123,19 @@ public struct AppDatabase: Sendable {
     func read<T: Sendable>(
         _ operation: String, _ value: @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
-        try await naming(operation) { try await writer.read(value) }
+        try await mappingFailure(to: operation) { try await writer.read(value) }
     }
 
     /// Runs `updates` in one write transaction (all or nothing); maps failures to `StoreError` naming `operation`.
     func write<T: Sendable>(
         _ operation: String, _ updates: @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
-        try await naming(operation) { try await writer.write(updates) }
+        try await mappingFailure(to: operation) { try await writer.write(updates) }
     }
 
     /// Runs `access`; maps its failure to `StoreError` naming `operation`.
-    private func naming<T: Sendable>(
-        _ operation: String, _ access: () async throws -> T
+    private func mappingFailure<T: Sendable>(
+        to operation: String, _ access: () async throws -> T
     ) async throws(StoreError) -> T {
         do {
             return try await access()
