@@ -42,11 +42,8 @@ let package = Package(
         // No pkgConfig: its flags for avahi-compat-libdns_sd carry -D_REENTRANT, which SwiftPM drops with a warning on
         // every build; shim.h includes the header by its path instead (Debian: libavahi-compat-libdnssd-dev).
         .systemLibrary(name: "CDNSSD"),
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // Headers only: InterPayRates loads libcurl itself at its first transfer (LibCurl.swift), so nothing links it.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: Core
         // The one strict JSON reader (numbers kept as text, duplicate members refused while parsing): frames,
@@ -260,11 +257,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CCurlTests", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "InterPayRatesTests",
             dependencies: [
-                "InterPayTestSupport",
+                "InterPayTestSupport", "CCurl",
                 "InterPayRates", "InterPayCore", "InterPayStore", "InterPayDaemon",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

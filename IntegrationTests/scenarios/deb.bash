@@ -170,6 +170,10 @@ group = "interpay"
 
 [discovery]
 peers = ["$peer:7420"]
+
+# Nothing listens there: a fetch shows that libcurl, loaded at the first one, is found and tries to connect.
+[rates]
+url = "http://127.0.0.1:9/v6/latest/{base}"
 TOML
     # The group by its name in the root (this machine may have no group interpay, or another ID for it).
     chroot "$dir/root" chown root:interpay /etc/interpay/interpayd.toml
@@ -233,6 +237,14 @@ if out=$(run alice runuser -u carol -- interpay status 2>&1); then
     pass "interpay status as carol, a member of the group interpay"
 else
     fail "interpay status as carol: $out"
+fi
+# libcurl is not linked but loaded at the first fetch: it must be there (a dependency of the package), and the
+# service's sandbox must let the daemon load it.
+out=$(run alice interpay convert 1 EUR USD 2>&1) || true
+if [[ $out == *"cannot connect to http://127.0.0.1:9/"* ]]; then
+    pass "a rates fetch loads libcurl in the service and reaches the network stack ($out)"
+else
+    fail "rates fetch: '$out'"
 fi
 if out=$(run alice runuser -u nobody -- interpay status 2>&1); then
     fail "interpay status as nobody (not in the group) should be refused: $out"

@@ -146,9 +146,10 @@ extension ConfigKey {
         .bool("subscriptions.enabled", default: .value(true)) { $0.subscriptions = $1 },
         .string(
             "subscriptions.time_zone",
-            default: .computed("the system's time zone", example: "Europe/Berlin") { _ in
-                .string(TimeZone.current.identifier)
-            }
+            // Unset rather than computed: the system's zone is looked up when a subscription is offered, so that
+            // start-up runs none of ICU's time-zone code (its pages would stay resident in every idle daemon).
+            default: .unset(
+                "the system's time zone, looked up when a subscription is offered", example: "Europe/Berlin")
         ) { configuration, identifier throws(ConfigProblem) in
             guard TimeZone(identifier: identifier) != nil else {
                 throw ConfigProblem("not a time zone this system knows (an IANA name such as Europe/Berlin)")

@@ -50,19 +50,20 @@ extension ControlMethods {
             throw RPCError.invalidParams("count must be from 1 to \(Limits.maxSeriesCount)")
         }
         // A start is a wall-clock date (and time) in this daemon's subscription time zone.
+        let timeZone = configuration.effectiveSubscriptionTimeZone
         var start: Timestamp?
         if let text = params.start {
             guard let local = CivilDateTime(parsing: text) else {
                 throw RPCError.invalidParams("start must be YYYY-MM-DD or YYYY-MM-DDTHH:MM")
             }
-            let zone = TimeZone(identifier: configuration.subscriptionTimeZone) ?? TimeZone(secondsFromGMT: 0) ?? .gmt
+            let zone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .gmt
             start = SubscriptionCalendar(start: .now, period: .week, timeZone: zone).instant(of: local)
         }
         let payer = try await resolvePeer(try required(params.peer, "peer"))
         let record = try await engine.offerSeries(
             to: payer, amount: amount, period: period, start: start, count: count.map { Int($0) },
             memo: params.memo ?? "", category: params.category,
-            timeZone: configuration.subscriptionTimeZone, periodSeconds: configuration.subscriptionPeriodSeconds)
+            timeZone: timeZone, periodSeconds: configuration.subscriptionPeriodSeconds)
         return try await info(record)
     }
 

@@ -72,8 +72,9 @@ public struct DaemonConfiguration: Sendable {
     /// Fixed-length subscription periods, in seconds, instead of calendar ones (`[subscriptions] period_seconds`):
     /// for demonstrations and tests that cannot wait a week. Nil: calendar weeks, months and years.
     public var subscriptionPeriodSeconds: Int64?
-    /// The time zone of this side's subscription due dates: the system's unless configured.
-    public var subscriptionTimeZone: String = TimeZone.current.identifier
+    /// The time zone of this side's subscription due dates (an IANA name); nil: the system's, looked up when a
+    /// subscription is offered (`effectiveSubscriptionTimeZone`).
+    public var subscriptionTimeZone: String?
     /// Established sessions at most; a further one evicts the idlest unpaired peer's session, or is refused when
     /// every session is a paired peer's.
     public var maxSessions: Int = TransportConfiguration.defaultMaxSessions
@@ -113,4 +114,9 @@ public struct DaemonConfiguration: Sendable {
 
     /// The ledger file inside the state directory.
     public var databasePath: String { stateDirectory.appending(path: "ledger.sqlite").path }
+}
+
+extension DaemonConfiguration {
+    /// The time zone a subscription offered now is kept in: the configured one, else the system's.
+    public var effectiveSubscriptionTimeZone: String { subscriptionTimeZone ?? TimeZone.current.identifier }
 }

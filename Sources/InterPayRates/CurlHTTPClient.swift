@@ -4,7 +4,7 @@ import NIOPosix
 
 /// An `HTTPClient` backed by libcurl.
 ///
-/// Each request runs the blocking `curl_easy_perform` on NIO's shared thread pool and resumes the waiting task when
+/// Each request runs the blocking `curl_easy_perform` (libcurl loaded at the first one, `LibCurl`) on NIO's shared thread pool and resumes the waiting task when
 /// it is done, so no Swift-concurrency thread or event loop ever blocks. Requests verify TLS certificates and host
 /// names, follow at most `maximumRedirects` redirects (http and https only), send `User-Agent: interpay/<version>`,
 /// give up after `connectTimeout` / `timeout`, and abort as soon as the body exceeds `maximumResponseBytes`.
@@ -69,32 +69,32 @@ public struct CurlHTTPClient: HTTPClient {
 
     /// Runs one blocking transfer, on a thread of the pool.
     private func perform(url: String, cancellation: TransferCancellation) -> Result<HTTPResponse, HTTPError> {
-        let globalStatus = CurlGlobal.status
-        guard globalStatus == CURLE_OK else {
-            return .failure(
-                .other(url: url, code: Int(globalStatus.rawValue), detail: "libcurl could not be initialized"))
+        let curl: LibCurl
+        switch LibCurl.shared {
+        case .success(let loaded): curl = loaded
+        case .failure(let failure): return .failure(.other(url: url, code: -1, detail: failure.description))
         }
-        guard let handle = curl_easy_init() else {
+        guard let handle = curl.easyInit() else {
             return .failure(.other(url: url, code: -1, detail: "libcurl could not create a transfer"))
         }
-        defer { curl_easy_cleanup(handle) }
+        defer { curl.easyCleanup(handle) }
 
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         defer { errorBuffer.deallocate() }
-        let headers = curl_slist_append(nil, "Accept: application/json")
-        defer { curl_slist_free_all(headers) }
+        let headers = curl.slistAppend(nil, "Accept: application/json")
+        defer { curl.slistFreeAll(headers) }
 
         let transfer = CurlTransfer(limit: maximumResponseBytes, cancellation: cancellation)
         return withExtendedLifetime(transfer) {
             let context = Unmanaged.passUnretained(transfer).toOpaque()
             if let failure = configure(
-                handle, url: url, headers: headers, errorBuffer: errorBuffer, context: context)
+                curl, handle, url: url, headers: headers, errorBuffer: errorBuffer, context: context)
             {
                 return .failure(.other(url: url, code: Int(failure.code.rawValue), detail: failure.detail))
             }
 
-            let code = curl_easy_perform(handle)
+            let code = curl.easyPerform(handle)
             if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
                 return .failure(.tooLarge(url: url, limit: maximumResponseBytes))
             }
@@ -104,12 +104,13 @@ public struct CurlHTTPClient: HTTPClient {
             guard code == CURLE_OK else {
                 let detail =
                     errorBuffer.pointee != 0
-                    ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+                    ? String(cString: errorBuffer) : curl.explanation(of: code)
                 return .failure(Self.error(forCode: code.rawValue, url: url, detail: detail))
             }
 
             var status = 0
-            guard interpay_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else {
+            guard interpay_curl_easy_getinfo_long(curl.getinfo, handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK
+            else {
                 return .failure(.other(url: url, code: -1, detail: "libcurl did not report the HTTP status"))
             }
             guard (200...299).contains(status) else {
@@ -127,20 +128,23 @@ public struct CurlHTTPClient: HTTPClient {
 
     /// Sets every option of the transfer; the first option libcurl refuses, if any.
     private func configure(
-        _ handle: UnsafeMutableRawPointer, url: String, headers: UnsafeMutablePointer<curl_slist>?,
+        _ curl: LibCurl, _ handle: UnsafeMutableRawPointer, url: String, headers: UnsafeMutablePointer<curl_slist>?,
         errorBuffer: UnsafeMutablePointer<CChar>, context: UnsafeMutableRawPointer
     ) -> (code: CURLcode, detail: String)? {
         var results: [(CURLoption, CURLcode)] = []
         func set(_ option: CURLoption, _ value: Int) {
-            results.append((option, interpay_curl_easy_setopt_long(handle, option, value)))
+            results.append((option, interpay_curl_easy_setopt_long(curl.setopt, handle, option, value)))
         }
         func set(_ option: CURLoption, _ value: String) {
             // libcurl copies string options, so a temporary C string is enough.
-            results.append((option, interpay_curl_easy_setopt_string(handle, option, value)))
+            results.append((option, interpay_curl_easy_setopt_string(curl.setopt, handle, option, value)))
         }
 
         results.append(
-            (CURLOPT_ERRORBUFFER, interpay_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)))
+            (
+                CURLOPT_ERRORBUFFER,
+                interpay_curl_easy_setopt_pointer(curl.setopt, handle, CURLOPT_ERRORBUFFER, errorBuffer)
+            ))
         set(CURLOPT_URL, url)
         set(CURLOPT_HTTPGET, 1)
         // Signals cannot be used for timeouts in a multi-threaded process.
@@ -157,18 +161,21 @@ public struct CurlHTTPClient: HTTPClient {
         // Any encoding libcurl can decode; the size limit applies to the decoded body.
         set(CURLOPT_ACCEPT_ENCODING, "")
         if let noProxy { set(CURLOPT_NOPROXY, noProxy) }
-        results.append((CURLOPT_HTTPHEADER, interpay_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headers)))
+        results.append(
+            (CURLOPT_HTTPHEADER, interpay_curl_easy_setopt_slist(curl.setopt, handle, CURLOPT_HTTPHEADER, headers)))
         // Refuses at once a body whose announced length is over the limit; the write callback catches the rest.
         results.append(
             (
                 CURLOPT_MAXFILESIZE_LARGE,
-                interpay_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseBytes))
+                interpay_curl_easy_setopt_off_t(
+                    curl.setopt, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseBytes))
             ))
 
         results.append(
             (
                 CURLOPT_WRITEFUNCTION,
-                interpay_curl_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                interpay_curl_easy_setopt_write_function(curl.setopt, handle, CURLOPT_WRITEFUNCTION) {
+                    data, size, count, context in
                     guard let context else { return 0 }
                     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                     let (length, overflow) = size.multipliedReportingOverflow(by: count)
@@ -178,22 +185,28 @@ public struct CurlHTTPClient: HTTPClient {
                     return transfer.append(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
                 }
             ))
-        results.append((CURLOPT_WRITEDATA, interpay_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)))
+        results.append(
+            (CURLOPT_WRITEDATA, interpay_curl_easy_setopt_pointer(curl.setopt, handle, CURLOPT_WRITEDATA, context)))
         set(CURLOPT_NOPROGRESS, 0)
         results.append(
             (
                 CURLOPT_XFERINFOFUNCTION,
-                interpay_curl_easy_setopt_xferinfo_function(handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
+                interpay_curl_easy_setopt_xferinfo_function(curl.setopt, handle, CURLOPT_XFERINFOFUNCTION) {
+                    context, _, _, _, _ in
                     guard let context else { return 0 }
                     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                     // Non-zero aborts the transfer with CURLE_ABORTED_BY_CALLBACK.
                     return transfer.cancellation.isCancelled ? 1 : 0
                 }
             ))
-        results.append((CURLOPT_XFERINFODATA, interpay_curl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)))
+        results.append(
+            (
+                CURLOPT_XFERINFODATA,
+                interpay_curl_easy_setopt_pointer(curl.setopt, handle, CURLOPT_XFERINFODATA, context)
+            ))
 
         guard let refused = results.first(where: { $0.1 != CURLE_OK }) else { return nil }
-        let reason = String(cString: curl_easy_strerror(refused.1))
+        let reason = curl.explanation(of: refused.1)
         return (refused.1, "libcurl refused option \(refused.0.rawValue): \(reason)")
     }
 
