@@ -277,7 +277,7 @@ struct BoundsTests {
             peerID: PeerID(subjectPublicKeyInfoDER: [3]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
             direction: .inbound, since: Date(), capabilities: [], serial: 1)
         let session = SessionHandle(
-            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
             logger: logger)
         try await Task.sleep(for: .milliseconds(60))
         #expect(session.silence >= .milliseconds(50), "nothing read: the silence grows")
@@ -297,7 +297,7 @@ struct BoundsTests {
             direction: .inbound, since: Date(), capabilities: [], serial: 1)
         let writable = Mutex(true)
         let session = SessionHandle(
-            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
             logger: logger, stallTimeout: .milliseconds(50), isWritable: { writable.withLock { $0 } })
         writable.withLock { $0 = false }
         #expect(!session.closeIfStalled(), "first seen unwritable: not yet a stall")
@@ -322,7 +322,7 @@ struct BoundsTests {
 
         // A writer that keeps taking frames: the queue may pass its bound, up to the hard bound.
         let reading = SessionHandle(
-            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
             logger: logger, stallTimeout: .seconds(60))
         for _ in 0..<32 { #expect(reading.enqueue(ping)) }
         #expect(reading.queued == 32)
@@ -332,7 +332,7 @@ struct BoundsTests {
 
         // A writer that took nothing for longer than the stall timeout: full at the bound.
         let stalled = SessionHandle(
-            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
             logger: logger, stallTimeout: .milliseconds(50))
         for _ in 0..<4 { #expect(stalled.enqueue(ping)) }
         try await Task.sleep(for: .milliseconds(100))
@@ -340,7 +340,7 @@ struct BoundsTests {
 
         // Progress by the writer lets the queue pass the bound again.
         let progressing = SessionHandle(
-            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
             logger: logger, stallTimeout: .milliseconds(50))
         for _ in 0..<4 { #expect(progressing.enqueue(ping)) }
         try await Task.sleep(for: .milliseconds(100))
@@ -350,7 +350,7 @@ struct BoundsTests {
         // A write that does not finish is a stall even when the queue is empty (the writer took the frames first);
         // a finished one is progress.
         let blocked = SessionHandle(
-            info: info, dialer: info.peerID, channel: EmbeddedChannel(), outboundCapacity: 4, preferred: false,
+            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
             logger: logger, stallTimeout: .milliseconds(50), isWritable: { true })
         #expect(blocked.enqueue(ping))
         blocked.dequeued()
