@@ -40,17 +40,14 @@ struct LibCurl: @unchecked Sendable {
         guard let library = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             return .failure(LoadFailure(description: "libcurl could not be loaded (\(lastError())); install libcurl4"))
         }
-        func symbol<T>(_ name: String, as type: T.Type) throws(LoadFailure) -> T {
-            guard let address = dlsym(library, name) else {
-                throw LoadFailure(description: "\(soname) has no \(name) (\(lastError()))")
-            }
-            return unsafeBitCast(address, to: type)
-        }
         func address(_ name: String) throws(LoadFailure) -> UnsafeMutableRawPointer {
             guard let address = dlsym(library, name) else {
                 throw LoadFailure(description: "\(soname) has no \(name) (\(lastError()))")
             }
             return address
+        }
+        func symbol<T>(_ name: String, as type: T.Type) throws(LoadFailure) -> T {
+            unsafeBitCast(try address(name), to: type)
         }
         do throws(LoadFailure) {
             typealias GlobalInit = @convention(c) (Int) -> CURLcode

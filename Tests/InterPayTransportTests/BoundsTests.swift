@@ -269,16 +269,24 @@ struct BoundsTests {
         await consume.value
     }
 
-    @Test("time the reader spends waiting for the daemon is not the peer's silence")
-    func heldReadsAreNotSilence() async throws {
-        var logger = Logger(label: "test.silence")
+    /// A session handle of an inbound peer (its key a single byte) on a testing channel that any thread may use,
+    /// with an outbound queue bound of 4.
+    private func testSession(
+        key: UInt8, stallTimeout: Duration = .seconds(5), isWritable: (@Sendable () -> Bool)? = nil
+    ) -> SessionHandle {
+        var logger = Logger(label: "test.session")
         logger.logLevel = .critical
         let info = SessionInfo(
-            peerID: PeerID(subjectPublicKeyInfoDER: [3]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
+            peerID: PeerID(subjectPublicKeyInfoDER: [key]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
             direction: .inbound, since: Date(), capabilities: [], serial: 1)
-        let session = SessionHandle(
+        return SessionHandle(
             info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
-            logger: logger)
+            logger: logger, stallTimeout: stallTimeout, isWritable: isWritable)
+    }
+
+    @Test("time the reader spends waiting for the daemon is not the peer's silence")
+    func heldReadsAreNotSilence() async throws {
+        let session = testSession(key: 3)
         try await Task.sleep(for: .milliseconds(60))
         #expect(session.silence >= .milliseconds(50), "nothing read: the silence grows")
         session.holdReads(true)
@@ -290,15 +298,8 @@ struct BoundsTests {
 
     @Test("a connection that stays unwritable across ticks is a stall, even with nothing of ours waiting")
     func unwritableChannelIsAStall() async throws {
-        var logger = Logger(label: "test.unwritable")
-        logger.logLevel = .critical
-        let info = SessionInfo(
-            peerID: PeerID(subjectPublicKeyInfoDER: [4]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
-            direction: .inbound, since: Date(), capabilities: [], serial: 1)
         let writable = Mutex(true)
-        let session = SessionHandle(
-            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
-            logger: logger, stallTimeout: .milliseconds(50), isWritable: { writable.withLock { $0 } })
+        let session = testSession(key: 4, stallTimeout: .milliseconds(50)) { writable.withLock { $0 } }
         writable.withLock { $0 = false }
         #expect(!session.closeIfStalled(), "first seen unwritable: not yet a stall")
         writable.withLock { $0 = true }
@@ -313,17 +314,10 @@ struct BoundsTests {
 
     @Test("the outbound queue: beyond its bound only while the writer makes progress, never beyond eight times it")
     func outboundQueueRules() async throws {
-        var logger = Logger(label: "test.queue")
-        logger.logLevel = .critical
-        let info = SessionInfo(
-            peerID: PeerID(subjectPublicKeyInfoDER: [2]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
-            direction: .inbound, since: Date(), capabilities: [], serial: 1)
         let ping = OutboundFrame.message(.ping(nonce: 1))
 
         // A writer that keeps taking frames: the queue may pass its bound, up to the hard bound.
-        let reading = SessionHandle(
-            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
-            logger: logger, stallTimeout: .seconds(60))
+        let reading = testSession(key: 2, stallTimeout: .seconds(60))
         for _ in 0..<32 { #expect(reading.enqueue(ping)) }
         #expect(reading.queued == 32)
         #expect(!reading.enqueue(ping), "the hard bound (8 × 4) is reached: the session is closed")
@@ -331,17 +325,13 @@ struct BoundsTests {
         #expect(!reading.enqueue(ping))
 
         // A writer that took nothing for longer than the stall timeout: full at the bound.
-        let stalled = SessionHandle(
-            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
-            logger: logger, stallTimeout: .milliseconds(50))
+        let stalled = testSession(key: 2, stallTimeout: .milliseconds(50))
         for _ in 0..<4 { #expect(stalled.enqueue(ping)) }
         try await Task.sleep(for: .milliseconds(100))
         #expect(!stalled.enqueue(ping), "the bound is reached and the writer is stalled: the session is closed")
 
         // Progress by the writer lets the queue pass the bound again.
-        let progressing = SessionHandle(
-            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
-            logger: logger, stallTimeout: .milliseconds(50))
+        let progressing = testSession(key: 2, stallTimeout: .milliseconds(50))
         for _ in 0..<4 { #expect(progressing.enqueue(ping)) }
         try await Task.sleep(for: .milliseconds(100))
         progressing.dequeued()
@@ -349,9 +339,7 @@ struct BoundsTests {
 
         // A write that does not finish is a stall even when the queue is empty (the writer took the frames first);
         // a finished one is progress.
-        let blocked = SessionHandle(
-            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
-            logger: logger, stallTimeout: .milliseconds(50), isWritable: { true })
+        let blocked = testSession(key: 2, stallTimeout: .milliseconds(50)) { true }
         #expect(blocked.enqueue(ping))
         blocked.dequeued()
         blocked.wrote()
