@@ -4,12 +4,12 @@ import NIOPosix
 
 /// An `HTTPClient` backed by libcurl.
 ///
-/// Each request runs the blocking `curl_easy_perform` (libcurl loaded at the first one, `LibCurl`) on NIO's shared thread pool and resumes the waiting task when
-/// it is done, so no Swift-concurrency thread or event loop ever blocks. Requests verify TLS certificates and host
-/// names, follow at most `maximumRedirects` redirects (http and https only), send `User-Agent: interpay/<version>`,
-/// give up after `connectTimeout` / `timeout`, and abort as soon as the body exceeds `maximumResponseBytes`.
-/// Proxies configured with the usual environment variables (`https_proxy`, `no_proxy`…) are honoured. Cancelling
-/// the waiting task aborts the transfer.
+/// Each request runs the blocking `curl_easy_perform` on NIO's shared thread pool (libcurl itself is loaded at the
+/// first one, `LibCurl`) and resumes the waiting task when it is done, so no Swift-concurrency thread or event loop
+/// ever blocks. Requests verify TLS certificates and host names, follow at most `maximumRedirects` redirects (http
+/// and https only), send `User-Agent: interpay/<version>`, give up after `connectTimeout` / `timeout`, and abort as
+/// soon as the body exceeds `maximumResponseBytes`. Proxies configured with the usual environment variables
+/// (`https_proxy`, `no_proxy`…) are honoured. Cancelling the waiting task aborts the transfer.
 public struct CurlHTTPClient: HTTPClient {
     /// How many redirects are followed before `HTTPError.tooManyRedirects`.
     public static let maximumRedirects = 3
