@@ -158,6 +158,32 @@ extension UUID {
         return UUID(uuid: value)
     }
 
+    /// A fresh time-ordered (version 7, RFC 9562 §5.7) UUID: the Unix time in milliseconds in its first 48 bits,
+    /// then 74 random bits from the system's generator.
+    ///
+    /// The IDs this side makes for payments and frames: each is a key of a ledger index (payments, outbox, seen
+    /// frames, events), and a random key lands on a random page of its index, so every insert of a batch dirtied a
+    /// page of its own that the commit then wrote to the WAL. Keys that grow with time are added at the end of each
+    /// index, together. The creation time they reveal is in the frame already (`createdAt`, the time it is sent);
+    /// 74 random bits keep them unguessable. Receivers check no version bits (PROTOCOL.md §7.1).
+    public static func timeOrdered(
+        milliseconds: UInt64 = UInt64(max(0, Date().timeIntervalSince1970) * 1_000)
+    )
+        -> UUID
+    {
+        var generator = SystemRandomNumberGenerator()
+        let high = milliseconds << 16 | (generator.next() as UInt64) & 0xFFFF
+        let low = generator.next() as UInt64
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &value) { bytes in
+            bytes.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+            bytes[6] = bytes[6] & 0x0F | 0x70  // version 7
+            bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 9562 variant
+        }
+        return UUID(uuid: value)
+    }
+
     /// Parses the text form (`8-4-4-4-12` hex digits, either case); nil if `text` is not one.
     public init?(wireString text: String) {
         var text = text

@@ -30,13 +30,13 @@ extension PaymentEngine {
         let payment: PaymentRequest
         do {
             payment = try PaymentRequest(
-                id: UUID.random(), payee: me, payer: payer, amount: amount, memo: memo, category: category,
+                id: UUID.timeOrdered(), payee: me, payer: payer, amount: amount, memo: memo, category: category,
                 createdAt: now,
                 expiresAt: now.adding(seconds: seconds))
         } catch {
             throw .invalid(error.description)
         }
-        let messageID = UUID.random()
+        let messageID = UUID.timeOrdered()
         if wait > .zero { waiters.register(messageID) }
         let outcome: StepOutcome
         do throws(EngineError) {
@@ -127,7 +127,7 @@ extension PaymentEngine {
             } else {
                 nil
             }
-        let messageID = UUID.random()
+        let messageID = UUID.timeOrdered()
         return try await performAwaitingAnswer(messageID: messageID, paymentID: paymentID, wait: wait) {
             [self] ledger in
             try decisionStep(

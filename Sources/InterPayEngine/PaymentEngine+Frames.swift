@@ -125,7 +125,7 @@ extension PaymentEngine {
         if refused {
             // accept_from = paired: the request is stored already rejected, in the same transaction as its ack, so
             // that no crash can leave it pending and shown; both ledgers say why, and the user is not asked.
-            let rejectID = UUID.random()
+            let rejectID = UUID.timeOrdered()
             let rejection = lifecycle.handle(.localReject(messageID: rejectID, reason: Self.notPairedReason), now: now)
             events += Self.transitionEvents(
                 rejection, paymentID: payment.id, now: now, cause: .local, messageID: rejectID)

@@ -41,8 +41,8 @@ extension PaymentEngine {
         } catch {
             throw .invalid(error.description)
         }
-        let seriesID = UUID.random()
-        let messageID = UUID.random()
+        let seriesID = UUID.timeOrdered()
+        let messageID = UUID.timeOrdered()
         let outcome = try await perform(concerning: payer) { [self] ledger in
             var outcome = StepOutcome()
             let plan = try planSend(to: payer, ledger: ledger, now: now)
@@ -148,7 +148,7 @@ extension PaymentEngine {
             record.reason = reason
             record.endedBy = record.role
         }
-        let messageID = UUID.random()
+        let messageID = UUID.timeOrdered()
         let frame = try encoded(
             .series(
                 .init(
@@ -430,7 +430,7 @@ extension PaymentEngine {
             }
             return ([], [], nil)
         }
-        let acceptID = UUID.random()
+        let acceptID = UUID.timeOrdered()
         let actions = lifecycle.handle(.localAccept(messageID: acceptID), now: now)
         let detail =
             "accepted automatically: subscription \(seriesID.wireString) approved up to \(try series.cap?.description ?? "?")"

@@ -34,7 +34,7 @@ extension PaymentEngine {
                     "the reference must be 1 to \(Limits.maxReferenceLength) characters without control characters")
             }
         }
-        let messageID = UUID.random()
+        let messageID = UUID.timeOrdered()
         return try await performAwaitingAnswer(messageID: messageID, paymentID: paymentID, wait: wait) {
             [self] ledger in
             try paidStep(
@@ -47,7 +47,7 @@ extension PaymentEngine {
     /// is stored with it, and the `settle` frame carrying the receipt goes to the payer (unless the payer's current
     /// session lacks the `receipts` capability: then the settlement is recorded here only).
     public func settle(paymentID: UUID, now: Timestamp = .now) async throws(EngineError) -> PaymentRecord {
-        let messageID = UUID.random()
+        let messageID = UUID.timeOrdered()
         let outcome = try await perform(concerning: nil) { [self] ledger in
             try settleStep(paymentID: paymentID, messageID: messageID, ledger: ledger, now: now)
         }

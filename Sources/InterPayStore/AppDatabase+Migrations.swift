@@ -18,6 +18,7 @@ extension AppDatabase {
         migrator.registerMigration("v9-settlement", migrate: migrateV9Settlement)
         migrator.registerMigration("v10-subscriptions", migrate: migrateV10Subscriptions)
         migrator.registerMigration("v11-preferences", migrate: migrateV11Preferences)
+        migrator.registerMigration("v12-fewer-indexes", migrate: migrateV12FewerIndexes)
         return migrator
     }
 
@@ -353,6 +354,16 @@ extension AppDatabase {
                     value TEXT NOT NULL CHECK (length(value) BETWEEN 1 AND 256)
                 ) STRICT
                 """)
+    }
+
+    /// v12: three indexes no query of the daemon uses, each written by every step of every payment: expiry reads
+    /// `payment_pending_on_expiresAt` (v6) instead of `payment_open_on_expiresAt`; nothing looks up an outbox or seen
+    /// row by payment (the foreign key of `outbox.paymentID` would use its index only when a payment is deleted or
+    /// its ID changes, which the schema refuses).
+    private static func migrateV12FewerIndexes(_ db: Database) throws {
+        try db.drop(index: "payment_open_on_expiresAt")
+        try db.drop(index: "outbox_on_paymentID")
+        try db.drop(index: "seenMessage_on_paymentID")
     }
 
     private static func migrateV10Subscriptions(_ db: Database) throws {

@@ -149,19 +149,31 @@ extension AppDatabase {
         do {
             return try await writer.write { db in
                 let ledger = Ledger(db)
-                return steps.map { step in
-                    var outcome = Result<Outcome, StoreError>.failure(
-                        .database(operation: "run a ledger step", reason: "the step did not run"))
-                    do {
-                        try db.inSavepoint {
-                            outcome = .success(try step(ledger))
-                            return .commit
-                        }
-                    } catch {
-                        outcome = .failure(StoreError(operation: "run a ledger step", error))
-                    }
-                    return outcome
+                if steps.count == 1 {
+                    // One step needs no savepoint: the transaction rolls back with it when it throws.
+                    return [.success(try steps[0](ledger))]
                 }
+                // Savepoints with statements prepared once per connection: GRDB's `inSavepoint` parses its SQL again
+                // for every step, which cost as much as a step's writes.
+                let begin = try db.cachedStatement(sql: "SAVEPOINT step")
+                let release = try db.cachedStatement(sql: "RELEASE SAVEPOINT step")
+                let rollback = try db.cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT step")
+                var outcomes: [Result<Outcome, StoreError>] = []
+                outcomes.reserveCapacity(steps.count)
+                for step in steps {
+                    try begin.execute()
+                    do {
+                        let outcome = try step(ledger)
+                        try release.execute()
+                        outcomes.append(.success(outcome))
+                    } catch {
+                        // This step alone is undone; if even that fails, the batch's transaction is (thrown below).
+                        try rollback.execute()
+                        try release.execute()
+                        outcomes.append(.failure(StoreError(operation: "run a ledger step", error)))
+                    }
+                }
+                return outcomes
             }
         } catch {
             // The transaction itself failed (e.g. the disk): nothing of the batch is stored.
