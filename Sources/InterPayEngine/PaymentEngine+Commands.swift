@@ -87,6 +87,7 @@ extension PaymentEngine {
             events: [
                 .init(paymentID: payment.id, at: now, from: nil, to: .pending, cause: .created, messageID: messageID)
             ])
+        change.paymentIsNew = true  // its ID is made here, now
         change.outbox = try outboxRecords(for: actions, payment: record, now: now, sending: true)
         change.sendKey = idempotencyKey.map {
             SendKeyRecord(key: $0, paymentID: payment.id, fingerprint: fingerprint, createdAt: now)

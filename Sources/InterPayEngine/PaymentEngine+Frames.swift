@@ -150,6 +150,7 @@ extension PaymentEngine {
                 try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now)
             }
         )
+        change.paymentIsNew = true  // `existing` is nil here
         change.outbox = outgoing
         let stored = try ledger.apply(change)
         var outcome = StepOutcome()

@@ -23,7 +23,11 @@ extension AppDatabase {
             try series.save(db)
         }
         if let payment = change.payment {
-            try payment.upsertRow(db)
+            if change.paymentIsNew {
+                try payment.insertRow(db)
+            } else {
+                try payment.upsertRow(db)
+            }
         }
         for event in change.events {
             try event.insertRow(db)

@@ -18,7 +18,7 @@ extension AppDatabase {
         migrator.registerMigration("v9-settlement", migrate: migrateV9Settlement)
         migrator.registerMigration("v10-subscriptions", migrate: migrateV10Subscriptions)
         migrator.registerMigration("v11-preferences", migrate: migrateV11Preferences)
-        migrator.registerMigration("v12-fewer-indexes", migrate: migrateV12FewerIndexes)
+        migrator.registerMigration("v12-write-path", migrate: migrateV12WritePath)
         return migrator
     }
 
@@ -356,14 +356,35 @@ extension AppDatabase {
                 """)
     }
 
-    /// v12: three indexes no query of the daemon uses, each written by every step of every payment: expiry reads
-    /// `payment_pending_on_expiresAt` (v6) instead of `payment_open_on_expiresAt`; nothing looks up an outbox or seen
-    /// row by payment (the foreign key of `outbox.paymentID` would use its index only when a payment is deleted or
-    /// its ID changes, which the schema refuses).
-    private static func migrateV12FewerIndexes(_ db: Database) throws {
+    /// v12: what every step of every payment wrote and nothing needed.
+    ///
+    /// - Three indexes no query uses: expiry reads `payment_pending_on_expiresAt` (v6), not
+    ///   `payment_open_on_expiresAt`; nothing looks up an outbox or seen row by payment (the foreign key of
+    ///   `outbox.paymentID` would use its index only when a payment is deleted or its ID changes, which the schema
+    ///   refuses).
+    /// - CHECK constraints of the form `column IN ('a', 'b', …)` on `payment` and `paymentEvent`: SQLite builds a
+    ///   temporary table of the list each time such a statement runs, so every insert of a payment built five of them and of an event three. The same
+    ///   rules as `(column = 'a' OR column = 'b' …)` accept and refuse exactly the same values (NULL included) with
+    ///   none. SQLite cannot change a CHECK in place: both tables are rebuilt as in v9.
+    private static func migrateV12WritePath(_ db: Database) throws {
         try db.drop(index: "payment_open_on_expiresAt")
         try db.drop(index: "outbox_on_paymentID")
         try db.drop(index: "seenMessage_on_paymentID")
+        let states = ["pending", "accepted", "rejected", "cancelled", "expired", "paid", "settled"]
+        try rebuild(db, table: "payment", migration: "v12") { definition in
+            try definition
+                .replacingList(column: "role", values: ["payee", "payer"])
+                .replacingList(column: "state", values: states)
+                .replacingList(column: "confirmed", values: ["0", "1"], numbers: true)
+                .replacingList(column: "reasonCode", values: ["ALAC", "ACLR", "ARFR", "AEXR"])
+                .replacingList(column: "paidMethod", values: ["cash", "card", "transfer", "other"])
+        }
+        try rebuild(db, table: "paymentEvent", migration: "v12") { definition in
+            try definition
+                .replacingList(column: "fromState", values: states)
+                .replacingList(column: "toState", values: states)
+                .replacingList(column: "cause", values: ["local", "peer", "expiry", "ack", "created", "received"])
+        }
     }
 
     private static func migrateV10Subscriptions(_ db: Database) throws {
@@ -444,12 +465,31 @@ extension AppDatabase {
 
     /// Rebuilds `table` with `old` replaced by `new` in its definition, keeping its rows, indexes and triggers.
     private static func rebuild(_ db: Database, table: String, replacing old: String, with new: String) throws {
+        try rebuild(db, table: table, migration: "v9") { definition in
+            guard definition.contains(old) else {
+                throw DatabaseError(message: "the definition is not the expected one")
+            }
+            return definition.replacingOccurrences(of: old, with: new)
+        }
+    }
+
+    /// Rebuilds `table` with the definition `change` makes of its current one, keeping its rows, indexes and
+    /// triggers (SQLite's documented way: new table, copy, drop, rename, then the same indexes and triggers again);
+    /// the migrator runs migrations with foreign keys off and checks them all afterwards.
+    private static func rebuild(
+        _ db: Database, table: String, migration: String, _ change: (String) throws -> String
+    ) throws {
         guard
             let definition = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]),
-            definition.contains(old)
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
         else {
-            throw DatabaseError(message: "migration v9: the definition of \(table) is not the expected one")
+            throw DatabaseError(message: "migration \(migration): no table \(table)")
+        }
+        let changed: String
+        do {
+            changed = try change(definition)
+        } catch {
+            throw DatabaseError(message: "migration \(migration): the definition of \(table): \(error)")
         }
         let dependents = try String.fetchAll(
             db,
@@ -457,15 +497,26 @@ extension AppDatabase {
                 SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL
                 """,
             arguments: [table])
-        let scratch = "\(table)_v9"
-        guard let nameRange = definition.range(of: "\"\(table)\"") ?? definition.range(of: table) else {
-            throw DatabaseError(message: "migration v9: cannot find the name of \(table)")
+        let scratch = "\(table)_\(migration)"
+        guard let nameRange = changed.range(of: "\"\(table)\"") ?? changed.range(of: table) else {
+            throw DatabaseError(message: "migration \(migration): cannot find the name of \(table)")
         }
-        let renamed = definition.replacingCharacters(in: nameRange, with: "\"\(scratch)\"")
-        try db.execute(sql: renamed.replacingOccurrences(of: old, with: new))
+        try db.execute(sql: changed.replacingCharacters(in: nameRange, with: "\"\(scratch)\""))
         try db.execute(sql: "INSERT INTO \"\(scratch)\" SELECT * FROM \"\(table)\"")
         try db.execute(sql: "DROP TABLE \"\(table)\"")
         try db.execute(sql: "ALTER TABLE \"\(scratch)\" RENAME TO \"\(table)\"")
         for statement in dependents { try db.execute(sql: statement) }
+    }
+}
+
+extension String {
+    /// This table definition with `column IN (a, b, …)` written `(column = a OR column = b …)`, the values SQL
+    /// literals (text quoted, unless `numbers`); throws when the list is not in it as expected.
+    fileprivate func replacingList(column: String, values: [String], numbers: Bool = false) throws -> String {
+        let literals = numbers ? values : values.map { "'\($0)'" }
+        let list = "\(column) IN (\(literals.joined(separator: ", ")))"
+        guard contains(list) else { throw DatabaseError(message: "no \(list)") }
+        return replacingOccurrences(
+            of: list, with: "(\(literals.map { "\(column) = \($0)" }.joined(separator: " OR ")))")
     }
 }

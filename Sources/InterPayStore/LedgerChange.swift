@@ -9,6 +9,10 @@ public struct LedgerChange: Sendable, Hashable {
     /// A payment to insert, or to update when it exists. An update writes only `state`, `confirmed`, `reason`,
     /// `reasonCode` and `updatedAt`: the terms of a request never change.
     public var payment: PaymentRecord?
+    /// Set when the step read `payment`'s ID and found no row: it is inserted as it is, which costs SQLite less than
+    /// the upsert (whose conflict clause and update triggers run for every row). Should the row exist after all, the
+    /// primary key refuses it and the step fails.
+    public var paymentIsNew = false
     /// Events to append to the log, in order.
     public var events: [PaymentEventRecord]
     /// Frames to queue; they get increasing `seq` numbers in this order.
