@@ -86,10 +86,4 @@ extension Money: Codable {
         }
         self.init(minorUnits: minorUnits, currency: currency)
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(minorUnits, forKey: .minorUnits)
-    }
 }

@@ -18,9 +18,9 @@ extension PaymentMessage {
         /// What the frame does.
         public let action: Action
         /// Identifies this frame for acks and duplicate detection; for `ack`, the frame acknowledged.
-        public let messageID: UUID
+        @WireUUID public private(set) var messageID: UUID
         /// The series concerned, chosen by the payee.
-        public let seriesID: UUID
+        @WireUUID public private(set) var seriesID: UUID
         /// `offer` only: the terms.
         public let offer: SeriesOffer?
         /// `approve` only: the largest amount one period may ask and still be accepted without the user.
@@ -79,17 +79,6 @@ extension PaymentMessage {
             self.cap = cap
             self.reason = try container.decodeTextIfPresent(forKey: .reason, length: 0...Limits.maxReasonLength)
             self.state = try container.decodeIfPresent(SeriesState.self, forKey: .state)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(action, forKey: .action)
-            try container.encode(messageID.wireString, forKey: .messageID)
-            try container.encode(seriesID.wireString, forKey: .seriesID)
-            try container.encodeIfPresent(offer, forKey: .offer)
-            try container.encodeIfPresent(cap, forKey: .cap)
-            try container.encodeIfPresent(reason, forKey: .reason)
-            try container.encodeIfPresent(state, forKey: .state)
         }
     }
 }
@@ -167,26 +156,12 @@ public struct SeriesOffer: Sendable, Hashable, Codable {
                 .init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(payee, forKey: .payee)
-        try container.encode(payer, forKey: .payer)
-        try container.encode(amount, forKey: .amount)
-        try container.encode(period, forKey: .period)
-        try container.encode(start, forKey: .start)
-        try container.encodeIfPresent(count, forKey: .count)
-        try container.encode(timeZone, forKey: .timeZone)
-        try container.encodeIfPresent(periodSeconds, forKey: .periodSeconds)
-        try container.encode(memo, forKey: .memo)
-        try container.encodeIfPresent(category, forKey: .category)
-    }
 }
 
 /// Which series and period a request belongs to (the request frame's optional `series` member).
 public struct SeriesLink: Sendable, Hashable, Codable {
     /// The series.
-    public let seriesID: UUID
+    @WireUUID public private(set) var seriesID: UUID
     /// The period, 0 for the first.
     public let index: Int
 
@@ -209,11 +184,5 @@ public struct SeriesLink: Sendable, Hashable, Codable {
                 forKey: .index, in: container, debugDescription: "must be 0...\(Limits.maxSeriesCount - 1)")
         }
         self.index = index
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(seriesID.wireString, forKey: .seriesID)
-        try container.encode(index, forKey: .index)
     }
 }

@@ -8,9 +8,9 @@ extension PaymentMessage {
     /// The `paid` frame: the payer says it handed the money over (payer → payee).
     public struct Paid: Sendable, Hashable, Codable {
         /// Identifies this frame for acks and duplicate detection.
-        public let messageID: UUID
+        @WireUUID public private(set) var messageID: UUID
         /// The payment paid.
-        public let paymentID: UUID
+        @WireUUID public private(set) var paymentID: UUID
         /// How the money was handed over, if the payer said.
         public let method: PaymentMethod?
         /// The payer's reference for it (a transfer number, a card slip…), at most `Limits.maxReferenceLength`
@@ -37,22 +37,14 @@ extension PaymentMessage {
             self.reference = try container.decodeTextIfPresent(
                 forKey: .reference, length: 1...Limits.maxReferenceLength)
         }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(messageID.wireString, forKey: .messageID)
-            try container.encode(paymentID.wireString, forKey: .paymentID)
-            try container.encodeIfPresent(method, forKey: .method)
-            try container.encodeIfPresent(reference, forKey: .reference)
-        }
     }
 
     /// The `settle` frame: the payee confirms the money arrived (payee → payer), with its signed receipt.
     public struct Settle: Sendable, Hashable, Codable {
         /// Identifies this frame for acks and duplicate detection.
-        public let messageID: UUID
+        @WireUUID public private(set) var messageID: UUID
         /// The payment settled.
-        public let paymentID: UUID
+        @WireUUID public private(set) var paymentID: UUID
         /// The signed receipt, as its canonical text (`Receipt`), exactly the bytes the payee signed; absent when
         /// the payee could not make one.
         public let receipt: String?
@@ -84,13 +76,6 @@ extension PaymentMessage {
             } else {
                 self.receipt = nil
             }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(messageID.wireString, forKey: .messageID)
-            try container.encode(paymentID.wireString, forKey: .paymentID)
-            try container.encodeIfPresent(receipt, forKey: .receipt)
         }
     }
 }

@@ -5,7 +5,7 @@ public import FoundationEssentials
 /// Both daemons keep the same request; `PaymentLifecycle` tracks what happens to it.
 public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
     /// Chosen by the payee; identifies the payment on both sides.
-    public let id: UUID
+    @WireUUID public private(set) var id: UUID
     /// Who asked for the money (and created the request).
     public let payee: PeerID
     /// Who is asked to pay.
@@ -86,19 +86,6 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath + [error.codingKey], debugDescription: error.description))
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id.wireString, forKey: .id)
-        try container.encode(payee, forKey: .payee)
-        try container.encode(payer, forKey: .payer)
-        try container.encode(amount, forKey: .amount)
-        try container.encode(memo, forKey: .memo)
-        try container.encodeIfPresent(category, forKey: .category)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(expiresAt, forKey: .expiresAt)
-        try container.encodeIfPresent(series, forKey: .series)
     }
 }
 

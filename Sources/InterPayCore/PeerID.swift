@@ -156,39 +156,36 @@ public struct PeerID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// RFC 4648 base32 without padding, as 5-bit values.
     static func base32Encode(_ bytes: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 8 + 4) / 5)
-        var buffer = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | Int(byte)
-            bits += 8
-            while bits >= 5 {
-                output.append(UInt8((buffer >> (bits - 5)) & 31))
-                bits -= 5
-            }
-            buffer &= (1 << bits) - 1
-        }
-        if bits > 0 { output.append(UInt8((buffer << (5 - bits)) & 31)) }
+        var (output, rest, bits) = regroup(bytes, from: 8, to: 5)
+        if bits > 0 { output.append(UInt8((rest << (5 - bits)) & 31)) }
         return output
     }
 
     /// Decodes 5-bit values back to bytes; nil when the unused trailing bits are not zero.
     static func base32Decode(_ values: [UInt8]) -> [UInt8]? {
+        let (output, rest, _) = regroup(values, from: 5, to: 8)
+        return rest == 0 ? output : nil
+    }
+
+    /// `values` of `inputBits` bits each as values of `outputBits` bits, most significant bit first; with the bits
+    /// left over at the end (`rest`, its low `bits` bits) that fill no output value.
+    private static func regroup(
+        _ values: [UInt8], from inputBits: Int, to outputBits: Int
+    ) -> (output: [UInt8], rest: Int, bits: Int) {
         var output: [UInt8] = []
-        output.reserveCapacity(values.count * 5 / 8)
+        output.reserveCapacity((values.count * inputBits + outputBits - 1) / outputBits)
         var buffer = 0
         var bits = 0
         for value in values {
-            buffer = (buffer << 5) | Int(value)
-            bits += 5
-            if bits >= 8 {
-                output.append(UInt8((buffer >> (bits - 8)) & 255))
-                bits -= 8
+            buffer = (buffer << inputBits) | Int(value)
+            bits += inputBits
+            while bits >= outputBits {
+                output.append(UInt8((buffer >> (bits - outputBits)) & ((1 << outputBits) - 1)))
+                bits -= outputBits
             }
             buffer &= (1 << bits) - 1
         }
-        return buffer == 0 ? output : nil
+        return (output, buffer, bits)
     }
 }
 

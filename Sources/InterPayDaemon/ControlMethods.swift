@@ -9,16 +9,9 @@ import InterPayTransport
 /// The daemon's JSON-RPC methods on the control socket: what `interpay` calls.
 ///
 /// Field names in results are a stable contract (documented in the README).
-struct ControlMethods: ControlHandler {
-    let engine: PaymentEngine
-    let pairing: PairingCoordinator
-    let sessions: SessionManager
-    let database: AppDatabase
-    let configuration: DaemonConfiguration
-    let shared: SharedState
+struct ControlMethods: ControlHandler, UsesDaemonServices {
+    let services: DaemonServices
     let startedAt: ContinuousClock.Instant
-    let broadcaster: EventBroadcaster
-    let conversions: Conversions
     /// The web app's access token, nil when the web app is off.
     var webToken: String? = nil
 

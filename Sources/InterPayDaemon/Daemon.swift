@@ -93,10 +93,10 @@ public enum Daemon {
         let shared = SharedState()
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()
-        let peers = PeerService(
+        let services = DaemonServices(
             configuration: configuration, sessions: sessions, database: database, engine: engine, pairing: pairing,
-            shared: shared,
-            broadcaster: broadcaster, readiness: readiness, conversions: conversions, logger: logger)
+            shared: shared, broadcaster: broadcaster, conversions: conversions)
+        let peers = PeerService(services: services, readiness: readiness, logger: logger)
         var webToken: String?
         if configuration.webListen != nil {
             do {
@@ -105,10 +105,7 @@ public enum Daemon {
                 throw .web(error.description)
             }
         }
-        let methods = ControlMethods(
-            engine: engine, pairing: pairing, sessions: sessions, database: database, configuration: configuration,
-            shared: shared,
-            startedAt: .now, broadcaster: broadcaster, conversions: conversions, webToken: webToken)
+        let methods = ControlMethods(services: services, startedAt: .now, webToken: webToken)
         let control = ControlService(
             server: ControlServer(
                 configuration: ControlServerConfiguration(

@@ -12,16 +12,9 @@ import ServiceLifecycle
 /// The daemon's networking and payments: listens for peers, advertises and browses with DNS-SD, keeps a session
 /// with every discovered or configured peer, feeds their frames to the payment engine, and expires payments on
 /// time. On graceful shutdown it stops advertising, tells connected peers, and ends.
-struct PeerService: Service {
-    let configuration: DaemonConfiguration
-    let sessions: SessionManager
-    let database: AppDatabase
-    let engine: PaymentEngine
-    let pairing: PairingCoordinator
-    let shared: SharedState
-    let broadcaster: EventBroadcaster
+struct PeerService: Service, UsesDaemonServices {
+    let services: DaemonServices
     let readiness: Readiness
-    let conversions: Conversions
     let logger: Logger
     /// Which peers hold a session: discovery resolves the others first.
     let resolutionPriority = ResolutionPriority()

@@ -61,17 +61,11 @@ private struct JSONTreeParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONTree {
-        guard depth <= maximumDepth else { throw failure("nested deeper than \(maximumDepth) levels") }
-        index += 1  // {
         var members: [JSONTree.Member] = []
         // Names are compared as UTF-8 bytes, i.e. code point by code point (String equality would merge canonically
         // equivalent names): by a linear search while the object is small, as most are, then through a set.
         var names: Set<[UInt8]>?
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
+        guard try enterContainer(depth: depth, closedBy: UInt8(ascii: "}")) else { return .object(members) }
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
@@ -86,14 +80,7 @@ private struct JSONTreeParser {
             skipWhitespace()
             let value = try parseValue(depth: depth)
             members.append(JSONTree.Member(key: key, value: value))
-            skipWhitespace()
-            guard let byte = peek() else { throw failure("unexpected end of input inside an object") }
-            index += 1
-            if byte == UInt8(ascii: "}") { return .object(members) }
-            guard byte == UInt8(ascii: ",") else {
-                index -= 1
-                throw failure("expected ',' or '}' in an object, found \(Self.describe(byte))")
-            }
+            if try closes(UInt8(ascii: "}"), "an object") { return .object(members) }
         }
     }
 
@@ -108,26 +95,39 @@ private struct JSONTreeParser {
     }
 
     private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONTree {
-        guard depth <= maximumDepth else { throw failure("nested deeper than \(maximumDepth) levels") }
-        index += 1  // [
         var elements: [JSONTree] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
+        guard try enterContainer(depth: depth, closedBy: UInt8(ascii: "]")) else { return .array(elements) }
         while true {
             skipWhitespace()
             elements.append(try parseValue(depth: depth))
-            skipWhitespace()
-            guard let byte = peek() else { throw failure("unexpected end of input inside an array") }
-            index += 1
-            if byte == UInt8(ascii: "]") { return .array(elements) }
-            guard byte == UInt8(ascii: ",") else {
-                index -= 1
-                throw failure("expected ',' or ']' in an array, found \(Self.describe(byte))")
-            }
+            if try closes(UInt8(ascii: "]"), "an array") { return .array(elements) }
         }
+    }
+
+    /// Steps into the object or array, `depth` levels deep, whose `{` or `[` is at `index`, and out of it again over
+    /// `closing` when it is empty: true when members or elements follow, false for an empty one.
+    private mutating func enterContainer(depth: Int, closedBy closing: UInt8) throws(JSONSyntaxError) -> Bool {
+        guard depth <= maximumDepth else { throw failure("nested deeper than \(maximumDepth) levels") }
+        index += 1
+        skipWhitespace()
+        guard peek() == closing else { return true }
+        index += 1
+        return false
+    }
+
+    /// Reads what follows a member or element of `container` ("an object", "an array"): `,` (false: another one
+    /// comes) or `closing` (true: the container ends here).
+    private mutating func closes(_ closing: UInt8, _ container: String) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard let byte = peek() else { throw failure("unexpected end of input inside \(container)") }
+        index += 1
+        if byte == closing { return true }
+        guard byte == UInt8(ascii: ",") else {
+            index -= 1
+            throw failure(
+                "expected ',' or '\(Character(Unicode.Scalar(closing)))' in \(container), found \(Self.describe(byte))")
+        }
+        return false
     }
 
     /// A number's text, checked against the JSON grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.

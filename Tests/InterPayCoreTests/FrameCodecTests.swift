@@ -71,6 +71,24 @@ struct FrameCodecTests {
         }
     }
 
+    @Test("a frame's UUIDs are written in lower case and read in either case; other text is an invalid field")
+    func wireUUIDs() throws {
+        let id = try #require(UUID(uuidString: "A1B2C3D4-0000-4000-8000-00000000ABCD"))
+        let body = String(
+            decoding: try Self.codec.encodeBody(.accept(.init(messageID: id, paymentID: id))), as: UTF8.self)
+        #expect(
+            body == #"{"messageID":"a1b2c3d4-0000-4000-8000-00000000abcd","#
+                + #""paymentID":"a1b2c3d4-0000-4000-8000-00000000abcd","type":"accept"}"#)
+        let upper = body.replacingOccurrences(of: "a1b2c3d4-0000-4000-8000-00000000abcd", with: id.uuidString)
+        #expect(try Self.codec.decodeBody(Array(upper.utf8)) == .accept(.init(messageID: id, paymentID: id)))
+        let broken = body.replacingOccurrences(of: "00000000abcd\",\"type", with: "0000000abcd\",\"type")
+        #expect(
+            throws: FrameError.invalidField("paymentID", detail: "Attempted to decode UUID from invalid UUID string.")
+        ) {
+            try Self.codec.decodeBody(Array(broken.utf8))
+        }
+    }
+
     @Test(
         "an object with a member name twice is invalid-json, also when the names differ only in escapes",
         arguments: [
