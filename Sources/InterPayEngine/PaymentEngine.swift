@@ -75,7 +75,7 @@ public final class PaymentEngine: Sendable {
             inboundCapacity: inboundCapacity,
             commit: { [database, weak self] steps in
                 self?.transactions.add(1, ordering: .relaxed)
-                let results = await database.transact(steps.map(\.body))
+                let results = database.transact(steps.map(\.body))
                 return results.map { result in
                     switch result {
                     case .success(let outcome): outcome

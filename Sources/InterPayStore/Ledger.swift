@@ -143,11 +143,13 @@ extension AppDatabase {
     /// Runs `steps` in one write transaction, in order, each in a savepoint of its own: a step that throws is rolled
     /// back alone and gets its error; the others see what the earlier ones wrote. One disk flush for the batch;
     /// returns once the transaction is durable (or failed, when every step gets the failure).
-    public func transact<Outcome: Sendable>(
-        _ steps: [@Sendable (Ledger) throws -> Outcome]
-    ) async -> [Result<Outcome, StoreError>] {
+    ///
+    /// It blocks the calling thread for the transaction and its disk flush (GRDB runs it on the caller's thread when
+    /// its writer is free): call it from a thread that may block, such as the payment engine's step queue, never from
+    /// an event loop or a task of the cooperative pool.
+    public func transact<Outcome>(_ steps: [(Ledger) throws -> Outcome]) -> [Result<Outcome, StoreError>] {
         do {
-            return try await writer.write { db in
+            return try writer.write { db in
                 let ledger = Ledger(db)
                 if steps.count == 1 {
                     // One step needs no savepoint: the transaction rolls back with it when it throws.

@@ -158,29 +158,24 @@ struct EngineLinkTests {
 
 @Suite("The ledger step queue")
 struct StepPipelineTests {
-    /// A commit that waits until released, counting batches.
+    /// A commit that blocks its thread until released (as a disk flush would), counting batches.
     final class Gate: Sendable {
-        let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>], batches: [[Int]])>((false, [], []))
+        let state = Mutex<(open: Bool, batches: [[Int]])>((false, []))
+        let opened = DispatchSemaphore(value: 0)
 
-        func pass(_ batch: [Int]) async {
-            await withCheckedContinuation { continuation in
-                let go = state.withLock { state -> Bool in
-                    state.batches.append(batch)
-                    if state.open { return true }
-                    state.waiting.append(continuation)
-                    return false
-                }
-                if go { continuation.resume() }
+        func pass(_ batch: [Int]) {
+            let open = state.withLock { state in
+                state.batches.append(batch)
+                return state.open
             }
+            guard !open else { return }
+            opened.wait()
+            opened.signal()  // once open, it stays open for every later commit
         }
 
         func open() {
-            let waiting = state.withLock { state in
-                state.open = true
-                defer { state.waiting = [] }
-                return state.waiting
-            }
-            for continuation in waiting { continuation.resume() }
+            state.withLock { $0.open = true }
+            opened.signal()
         }
     }
 
@@ -191,7 +186,7 @@ struct StepPipelineTests {
         let pipeline = StepPipeline<Int, Int>(
             inboundCapacity: 4,
             commit: { steps in
-                await gate.pass(steps)
+                gate.pass(steps)
                 return steps
             }, afterCommit: { results in done.withLock { $0 += results.map(\.1) } })
         let submitted = Mutex(0)
