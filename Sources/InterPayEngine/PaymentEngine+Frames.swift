@@ -52,9 +52,14 @@ extension PaymentEngine {
     func duplicateAnswer(_ messageID: UUID, from peer: PeerID, ledger: Ledger) throws -> StepOutcome? {
         guard let seen = try ledger.seenMessage(id: messageID, from: peer) else { return nil }
         logger.debug("duplicate frame answered again", metadata: ["message": "\(messageID.wireString)"])
+        return answering(stored: seen, to: peer)
+    }
+
+    /// An outcome that only answers `peer` (on its current session, if any) with the answer stored in `seen`, its
+    /// own bytes as first sent.
+    func answering(stored seen: SeenMessageRecord, to peer: PeerID) -> StepOutcome {
         var outcome = StepOutcome()
         if let session = link.session(with: peer) {
-            // The stored answer's own bytes, as first sent.
             outcome.transmissions = [Transmission(session: session, bodies: [Array(seen.response)])]
         }
         return outcome
@@ -106,10 +111,9 @@ extension PaymentEngine {
                 .init(
                     ackedID: frame.messageID, paymentID: payment.id, state: existing.state.decisionState,
                     reasonCode: existing.state.conflictReason))
-            try ledger.apply(
-                LedgerChange(
-                    seenMessage: try seen(frame.messageID, from: peer, payment: payment.id, answer: ack, now: now)))
-            return try answering(ack, to: peer)
+            let seenRow = try seen(frame.messageID, from: peer, payment: payment.id, answer: ack, now: now)
+            try ledger.apply(LedgerChange(seenMessage: seenRow))
+            return answering(stored: seenRow, to: peer)
         }
         var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
         var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
@@ -144,17 +148,16 @@ extension PaymentEngine {
                 for: standing.actions, payment: record, now: now, sending: plan.session != nil)
             automatic = standing.detail
         }
-        var change = LedgerChange(
-            payment: record, events: events,
-            seenMessage: try answer.map {
-                try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now)
-            }
-        )
+        let seenRow = try answer.map {
+            try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now)
+        }
+        var change = LedgerChange(payment: record, events: events, seenMessage: seenRow)
         change.paymentIsNew = true  // `existing` is nil here
         change.outbox = outgoing
         let stored = try ledger.apply(change)
         var outcome = StepOutcome()
-        outcome.add(plan.transmission(then: stored, answer: try answer.map(encoded)))
+        // The answer's bytes as stored with the seen row: a resend of this frame gets the same ones.
+        outcome.add(plan.transmission(then: stored, answer: seenRow.map { Array($0.response) }))
         if refused {
             outcome.events = [.paymentUpdated(record)]
             logger.notice(
@@ -269,13 +272,13 @@ extension PaymentEngine {
         } else {
             record = before
         }
-        let answer = Self.answerFrame(actions, paymentID: paymentID)
-        if let answer {
+        if let answer = Self.answerFrame(actions, paymentID: paymentID) {
             change.seenMessage = try seen(messageID, from: peer, payment: paymentID, answer: answer, now: now)
         }
         if !change.isEmpty { try ledger.apply(change) }
-        if let answer, let session = link.session(with: peer) {
-            outcome.transmissions = [Transmission(session: session, bodies: [try encoded(answer)])]
+        if let seen = change.seenMessage, let session = link.session(with: peer) {
+            // The answer's bytes as stored with the seen row (a duplicate of the frame gets the same ones).
+            outcome.transmissions = [Transmission(session: session, bodies: [Array(seen.response)])]
         }
         return outcome
     }

@@ -22,8 +22,8 @@ public struct Ledger {
     public func payment(id: UUID) throws -> PaymentRecord? {
         // Cached statements on the hot path: each step runs a handful of these, and preparing (and authorizing) the
         // query interface's SQL again for every one cost more than running it.
-        try PaymentRecord.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM payment WHERE id = ?"), arguments: [id.wireString])
+        try PaymentRecord.fetchOneRow(
+            db.cachedStatement(sql: Lookup.payment), arguments: [id.wireString])
     }
 
     /// The pending payments whose `expiresAt` has come, soonest first (see `AppDatabase.duePayments(now:)`).
@@ -60,8 +60,8 @@ public struct Ledger {
 
     /// The frame with this `messageID` from `peer` already processed, with the answer given, if any.
     public func seenMessage(id: UUID, from peer: PeerID) throws -> SeenMessageRecord? {
-        try SeenMessageRecord.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM seenMessage WHERE peerID = ? AND messageID = ?"),
+        try SeenMessageRecord.fetchOneRow(
+            db.cachedStatement(sql: Lookup.seenMessage),
             arguments: [peer.description, id.wireString])
     }
 
@@ -102,8 +102,8 @@ public struct Ledger {
 
     /// The frame `messageID` waiting for `peerID`'s ack, if it is in the outbox.
     public func outboxRecord(messageID: UUID, peerID: PeerID) throws -> OutboxRecord? {
-        try OutboxRecord.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM outbox WHERE messageID = ? AND peerID = ?"),
+        try OutboxRecord.fetchOneRow(
+            db.cachedStatement(sql: Lookup.outboxRecord),
             arguments: [messageID.wireString, peerID.description])
     }
 
@@ -137,6 +137,13 @@ public struct Ledger {
     public func upsertPeer(_ peer: PeerRecord) throws {
         try AppDatabase.upsert(peer, in: db)
     }
+}
+
+/// The payment path's lookups by a unique key, made once (a cached statement is found by its SQL text).
+private enum Lookup {
+    static let payment = PaymentRecord.selectSQL + " WHERE id = ?"
+    static let seenMessage = SeenMessageRecord.selectSQL + " WHERE peerID = ? AND messageID = ?"
+    static let outboxRecord = OutboxRecord.selectSQL + " WHERE messageID = ? AND peerID = ?"
 }
 
 extension AppDatabase {

@@ -23,19 +23,27 @@ protocol LedgerRow: PersistableRecord {
     static var columnNames: [String] { get }
     /// `INSERT INTO <table> (<columnNames>) VALUES (?, ...)`.
     static var insertSQL: String { get }
-    /// The row's values, in the order of `columnNames`.
-    var columnValues: [DatabaseValue] { get }
-}
-
-/// A value as the ledger stores it, `NULL` for nil (specialised per type: no existential on the way to SQLite).
-func column(_ value: (some DatabaseValueConvertible)?) -> DatabaseValue {
-    value?.databaseValue ?? .null
+    /// `SELECT <columnNames> FROM <table>`: the columns in the order `columnValues` writes them.
+    static var selectSQL: String { get }
+    /// The row's values, in the order of `columnNames` (nil is `NULL`).
+    ///
+    /// Existentials, not `DatabaseValue`s: GRDB's `StatementArguments` initializer for a sequence of concrete values
+    /// is generic and not specialised across modules, and it maps the values through a key path that it instantiates
+    /// again on every call; that alone was 7 % of the engine's CPU under load. The initializer for optional
+    /// existentials maps them with a closure.
+    var columnValues: [(any DatabaseValueConvertible)?] { get }
+    /// Reads a row of the table.
+    init(_ reader: RowReader) throws
 }
 
 extension LedgerRow {
     static func makeInsertSQL() -> String {
         let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
         return "INSERT INTO \(databaseTableName) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
+    }
+
+    static func makeSelectSQL() -> String {
+        "SELECT \(columnNames.joined(separator: ", ")) FROM \(databaseTableName)"
     }
 
     /// Fills a persistence container from `columnValues` (GRDB's generic writes and the tests use it).
@@ -57,37 +65,38 @@ extension PaymentRecord: LedgerRow {
         "seriesID", "seriesIndex",
     ]
     static let insertSQL = makeInsertSQL()
+    static let selectSQL = makeSelectSQL()
 
-    var columnValues: [DatabaseValue] {
+    var columnValues: [(any DatabaseValueConvertible)?] {
         [
-            column(id.wireString),
-            column(role.rawValue),
-            column(peerID.description),
-            column(payeeID.description),
-            column(payerID.description),
-            column(amountMinor),
-            column(currency),
-            column(memo),
-            column(category),
-            column(state.rawValue),
-            column(confirmed),
-            column(reason),
-            column(reasonCode?.rawValue),
-            column(createdAt.secondsSince1970),
-            column(expiresAt.secondsSince1970),
-            column(updatedAt.secondsSince1970),
-            column(quoteCurrency),
-            column(quoteMinor),
-            column(quoteRate),
-            column(quoteRatesAt?.secondsSince1970),
-            column(acceptedAt?.secondsSince1970),
-            column(paidAt?.secondsSince1970),
-            column(settledAt?.secondsSince1970),
-            column(paidMethod?.rawValue),
-            column(paidReference),
-            column(receipt),
-            column(seriesID?.wireString),
-            column(seriesIndex),
+            id.wireString,
+            role.rawValue,
+            peerID.description,
+            payeeID.description,
+            payerID.description,
+            amountMinor,
+            currency,
+            memo,
+            category,
+            state.rawValue,
+            confirmed,
+            reason,
+            reasonCode?.rawValue,
+            createdAt.secondsSince1970,
+            expiresAt.secondsSince1970,
+            updatedAt.secondsSince1970,
+            quoteCurrency,
+            quoteMinor,
+            quoteRate,
+            quoteRatesAt?.secondsSince1970,
+            acceptedAt?.secondsSince1970,
+            paidAt?.secondsSince1970,
+            settledAt?.secondsSince1970,
+            paidMethod?.rawValue,
+            paidReference,
+            receipt,
+            seriesID?.wireString,
+            seriesIndex,
         ]
     }
 
@@ -111,17 +120,18 @@ extension PaymentRecord {
 extension PaymentEventRecord: LedgerRow {
     static let columnNames = ["id", "paymentID", "at", "fromState", "toState", "cause", "messageID", "detail"]
     static let insertSQL = makeInsertSQL()
+    static let selectSQL = makeSelectSQL()
 
-    var columnValues: [DatabaseValue] {
+    var columnValues: [(any DatabaseValueConvertible)?] {
         [
-            column(id),
-            column(paymentID.wireString),
-            column(at.secondsSince1970),
-            column(fromState?.rawValue),
-            column(toState.rawValue),
-            column(cause.rawValue),
-            column(messageID?.wireString),
-            column(detail),
+            id,
+            paymentID.wireString,
+            at.secondsSince1970,
+            fromState?.rawValue,
+            toState.rawValue,
+            cause.rawValue,
+            messageID?.wireString,
+            detail,
         ]
     }
 
@@ -134,18 +144,19 @@ extension OutboxRecord: LedgerRow {
         "messageID", "paymentID", "peerID", "frame", "seq", "createdAt", "retryUntil", "attempts", "lastSentAt",
     ]
     static let insertSQL = makeInsertSQL()
+    static let selectSQL = makeSelectSQL()
 
-    var columnValues: [DatabaseValue] {
+    var columnValues: [(any DatabaseValueConvertible)?] {
         [
-            column(messageID.wireString),
-            column(paymentID.wireString),
-            column(peerID.description),
-            column(frame),
-            column(seq),
-            column(createdAt.secondsSince1970),
-            column(retryUntil?.secondsSince1970),
-            column(attempts),
-            column(lastSentAt?.secondsSince1970),
+            messageID.wireString,
+            paymentID.wireString,
+            peerID.description,
+            frame,
+            seq,
+            createdAt.secondsSince1970,
+            retryUntil?.secondsSince1970,
+            attempts,
+            lastSentAt?.secondsSince1970,
         ]
     }
 
@@ -156,14 +167,15 @@ extension OutboxRecord: LedgerRow {
 extension SeenMessageRecord: LedgerRow {
     static let columnNames = ["messageID", "peerID", "paymentID", "receivedAt", "response"]
     static let insertSQL = makeInsertSQL()
+    static let selectSQL = makeSelectSQL()
 
-    var columnValues: [DatabaseValue] {
+    var columnValues: [(any DatabaseValueConvertible)?] {
         [
-            column(messageID.wireString),
-            column(peerID.description),
-            column(paymentID?.wireString),
-            column(receivedAt.secondsSince1970),
-            column(response),
+            messageID.wireString,
+            peerID.description,
+            paymentID?.wireString,
+            receivedAt.secondsSince1970,
+            response,
         ]
     }
 
@@ -175,15 +187,55 @@ extension SeenMessageRecord: LedgerRow {
 // its outbox row, every inbound frame asks for its seen row. A value that does not read back is a damaged row.
 
 /// Reads one row's columns as the records store them, throwing `StoreError.corruptRecord` for a value that is not.
+///
+/// The row is either GRDB's `Row` (queries of the query interface, read by column name), or the current row of a
+/// statement that selects a `LedgerRow`'s `columnNames` in order (`LedgerRow.fetchOneRow`, the payment path's lookups),
+/// read by position without building a `Row`: GRDB's `Row` for a statement maps every column's lower-cased name to its
+/// index first, which cost more than reading the payment itself.
 struct RowReader {
-    let row: Row
+    enum Source {
+        case row(Row)
+        case statement(SQLiteStatement, columns: [String])
+    }
+
+    let source: Source
     let table: String
 
+    init(row: Row, table: String) {
+        self.source = .row(row)
+        self.table = table
+    }
+
+    init(statement: SQLiteStatement, columns: [String], table: String) {
+        self.source = .statement(statement, columns: columns)
+        self.table = table
+    }
+
     func value<Value: DatabaseValueConvertible>(_ column: String) throws(StoreError) -> Value {
-        do {
-            return try row.decode(Value.self, forColumn: column)
-        } catch {
-            throw damaged(column, "\(error)")
+        switch source {
+        case .row(let row):
+            do {
+                return try row.decode(Value.self, forColumn: column)
+            } catch {
+                throw damaged(column, "\(error)")
+            }
+        case .statement(let statement, let columns):
+            guard let index = columns.firstIndex(of: column) else { throw damaged(column, "not selected") }
+            let stored = DatabaseValue(sqliteStatement: statement, index: CInt(index))
+            guard let value = Value.fromDatabaseValue(stored) else {
+                throw damaged(column, "\(stored) is not a \(Value.self)")
+            }
+            return value
+        }
+    }
+
+    /// The stored value of `column`, if the row has that column.
+    private func stored(_ column: String) -> DatabaseValue? {
+        switch source {
+        case .row(let row):
+            return row[column]
+        case .statement(let statement, let columns):
+            return columns.firstIndex(of: column).map { DatabaseValue(sqliteStatement: statement, index: CInt($0)) }
         }
     }
 
@@ -234,7 +286,7 @@ struct RowReader {
     }
 
     private func damaged(_ column: String, _ reason: String) -> StoreError {
-        let value = (row["id"] as DatabaseValue?) ?? (row["messageID"] as DatabaseValue?)
+        let value = stored("id") ?? stored("messageID")
         let key = value.flatMap { String.fromDatabaseValue($0) ?? Int64.fromDatabaseValue($0).map(String.init) } ?? "?"
         return .corruptRecord(table: table, key: key, reason: "\(column): \(reason)")
     }
@@ -243,7 +295,10 @@ struct RowReader {
 extension PaymentRecord {
     /// Reads a `payment` row.
     public init(row: Row) throws {
-        let reader = RowReader(row: row, table: Self.databaseTableName)
+        try self.init(RowReader(row: row, table: Self.databaseTableName))
+    }
+
+    init(_ reader: RowReader) throws {
         id = try reader.uuid("id")
         role = try reader.code("role")
         peerID = try reader.peerID("peerID")
@@ -278,7 +333,10 @@ extension PaymentRecord {
 extension PaymentEventRecord {
     /// Reads a `paymentEvent` row.
     public init(row: Row) throws {
-        let reader = RowReader(row: row, table: Self.databaseTableName)
+        try self.init(RowReader(row: row, table: Self.databaseTableName))
+    }
+
+    init(_ reader: RowReader) throws {
         id = try reader.value("id")
         paymentID = try reader.uuid("paymentID")
         at = try reader.timestamp("at")
@@ -293,7 +351,10 @@ extension PaymentEventRecord {
 extension OutboxRecord {
     /// Reads an `outbox` row.
     public init(row: Row) throws {
-        let reader = RowReader(row: row, table: Self.databaseTableName)
+        try self.init(RowReader(row: row, table: Self.databaseTableName))
+    }
+
+    init(_ reader: RowReader) throws {
         messageID = try reader.uuid("messageID")
         paymentID = try reader.uuid("paymentID")
         peerID = try reader.peerID("peerID")
@@ -309,11 +370,46 @@ extension OutboxRecord {
 extension SeenMessageRecord {
     /// Reads a `seenMessage` row.
     public init(row: Row) throws {
-        let reader = RowReader(row: row, table: Self.databaseTableName)
+        try self.init(RowReader(row: row, table: Self.databaseTableName))
+    }
+
+    init(_ reader: RowReader) throws {
         messageID = try reader.uuid("messageID")
         peerID = try reader.peerID("peerID")
         paymentID = try reader.optionalUUID("paymentID")
         receivedAt = try reader.timestamp("receivedAt")
         response = try reader.value("response")
+    }
+}
+
+extension LedgerRow {
+    /// The one row that `statement` (a `selectSQL` with a condition on a unique key) finds with `arguments`, if any,
+    /// read by position (see `RowReader`).
+    static func fetchOneRow(_ statement: Statement, arguments: StatementArguments) throws -> Self? {
+        let cursor = try LedgerRowCursor<Self>(statement: statement, arguments: arguments)
+        let row = try cursor.next()
+        // Stepped to its end, so that the cached statement is not left on a row (GRDB's cursors reset it when they
+        // are released; that reset is not public).
+        while try cursor.next() != nil {}
+        return row
+    }
+}
+
+/// GRDB's cursor protocol over a statement that selects a `LedgerRow`'s columns, making each record from the
+/// statement's current row (`RowReader`) instead of from a `Row`. The underscored members are the protocol's
+/// requirements for cursors defined outside GRDB.
+final class LedgerRowCursor<Record: LedgerRow>: DatabaseCursor {
+    typealias Element = Record
+    let _statement: Statement
+    var _isDone = false
+
+    init(statement: Statement, arguments: StatementArguments) throws {
+        _statement = statement
+        try statement.setArguments(arguments)
+    }
+
+    func _element(sqliteStatement: SQLiteStatement) throws -> Record {
+        try Record(
+            RowReader(statement: sqliteStatement, columns: Record.columnNames, table: Record.databaseTableName))
     }
 }

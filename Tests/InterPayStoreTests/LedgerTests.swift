@@ -152,6 +152,52 @@ struct LedgerTests {
         }
     }
 
+    @Test("a step's lookups read the rows a generic fetch reads, and report a damaged row instead of trapping")
+    func stepLookupsByPosition() async throws {
+        let database = try AppDatabase.inMemory()
+        let bob = try Peers.bob()
+        let request = try makeRequest(payee: try Peers.us(), payer: bob)
+        let messageID = UUID()
+        let answered = UUID()
+        var change = try outgoingRequestChange(request, messageID: messageID, now: at())
+        change.seenMessage = SeenMessageRecord(
+            messageID: answered, peerID: bob, paymentID: request.id, receivedAt: at(),
+            response: Data(#"{"type":"ack"}"#.utf8))
+        try await database.apply(change)
+
+        // Read by position in a step, and by name through GRDB's rows: the same records.
+        let inStep = database.transact([
+            { ledger in
+                (
+                    try ledger.payment(id: request.id), try ledger.outboxRecord(messageID: messageID, peerID: bob),
+                    try ledger.seenMessage(id: answered, from: bob), try ledger.payment(id: UUID())
+                )
+            }
+        ])
+        let (payment, outbox, seen, missing) = try inStep[0].get()
+        #expect(payment != nil)
+        #expect(payment == (try await database.payment(id: request.id)))
+        #expect(outbox == (try await database.outbox(peerID: bob)).first)
+        #expect(seen?.response == change.seenMessage?.response)
+        #expect(seen?.paymentID == request.id)
+        #expect(missing == nil)
+
+        // A value of the wrong type (written past the schema's checks) is a corrupt record of that payment.
+        try await database.write("damage a row") { db in
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            try db.execute(
+                sql: "UPDATE payment SET updatedAt = 'soon' WHERE id = ?", arguments: [request.id.wireString])
+            try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+        }
+        let damaged = database.transact([{ ledger in try ledger.payment(id: request.id) }])
+        #expect {
+            _ = try damaged[0].get()
+        } throws: { error in
+            guard case .corruptRecord(let table, let key, let reason) = error as? StoreError else { return false }
+            return table == "payment" && key == request.id.wireString && reason.hasPrefix("updatedAt:")
+        }
+    }
+
     @Test("an update writes the state, never the terms")
     func updateKeepsTerms() async throws {
         let database = try AppDatabase.inMemory()
