@@ -30,22 +30,28 @@ public enum Limits {
     public static let versionRange = 1...65_535
 }
 
+extension Limits {
+    /// Why `text` is not a frame's text member: its length in code points lies outside `range`, or it holds a
+    /// control character (`SafeText`); nil when it is one.
+    static func textProblem(in text: String, length range: ClosedRange<Int>) -> String? {
+        guard range.contains(text.unicodeScalars.count) else {
+            return
+                "length \(text.unicodeScalars.count) code points is outside \(range.lowerBound)...\(range.upperBound)"
+        }
+        if let scalar = SafeText.forbiddenScalar(in: text) {
+            return "control character \(SafeText.describe(scalar)) is not allowed"
+        }
+        return nil
+    }
+}
+
 extension KeyedDecodingContainer {
     /// Decodes a string whose length in code points lies in `range` and that holds no control character
     /// (`SafeText`).
     func decodeText(forKey key: Key, length range: ClosedRange<Int>) throws -> String {
         let text = try decode(String.self, forKey: key)
-        guard range.contains(text.unicodeScalars.count) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self,
-                debugDescription:
-                    "length \(text.unicodeScalars.count) code points is outside \(range.lowerBound)...\(range.upperBound)"
-            )
-        }
-        if let scalar = SafeText.forbiddenScalar(in: text) {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "control character \(SafeText.describe(scalar)) is not allowed"
-            )
+        if let problem = Limits.textProblem(in: text, length: range) {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: problem)
         }
         return text
     }

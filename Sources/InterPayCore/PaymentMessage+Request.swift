@@ -36,24 +36,13 @@ extension PaymentMessage {
         /// The payment rejected.
         @WireUUID public private(set) var paymentID: UUID
         /// Free text from the payer, at most `Limits.maxReasonLength` code points.
-        public let reason: String?
+        @WireText<Limits.ReasonText> public private(set) var reason: String?
 
         /// Builds the frame body.
         public init(messageID: UUID, paymentID: UUID, reason: String?) {
             self.messageID = messageID
             self.paymentID = paymentID
             self.reason = reason
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case messageID, paymentID, reason
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.messageID = try container.decodeWireUUID(forKey: .messageID)
-            self.paymentID = try container.decodeWireUUID(forKey: .paymentID)
-            self.reason = try container.decodeTextIfPresent(forKey: .reason, length: 0...Limits.maxReasonLength)
         }
     }
 

@@ -15,7 +15,7 @@ extension PaymentMessage {
         public let method: PaymentMethod?
         /// The payer's reference for it (a transfer number, a card slip…), at most `Limits.maxReferenceLength`
         /// code points.
-        public let reference: String?
+        @WireText<Limits.ReferenceText> public private(set) var reference: String?
 
         /// Builds the frame body.
         public init(messageID: UUID, paymentID: UUID, method: PaymentMethod?, reference: String?) {
@@ -23,19 +23,6 @@ extension PaymentMessage {
             self.paymentID = paymentID
             self.method = method
             self.reference = reference
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case messageID, paymentID, method, reference
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.messageID = try container.decodeWireUUID(forKey: .messageID)
-            self.paymentID = try container.decodeWireUUID(forKey: .paymentID)
-            self.method = try container.decodeIfPresent(PaymentMethod.self, forKey: .method)
-            self.reference = try container.decodeTextIfPresent(
-                forKey: .reference, length: 1...Limits.maxReferenceLength)
         }
     }
 
@@ -47,35 +34,13 @@ extension PaymentMessage {
         @WireUUID public private(set) var paymentID: UUID
         /// The signed receipt, as its canonical text (`Receipt`), exactly the bytes the payee signed; absent when
         /// the payee could not make one.
-        public let receipt: String?
+        @WireText<Limits.ReceiptText> public private(set) var receipt: String?
 
         /// Builds the frame body.
         public init(messageID: UUID, paymentID: UUID, receipt: String?) {
             self.messageID = messageID
             self.paymentID = paymentID
             self.receipt = receipt
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case messageID, paymentID, receipt
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.messageID = try container.decodeWireUUID(forKey: .messageID)
-            self.paymentID = try container.decodeWireUUID(forKey: .paymentID)
-            // Checked as a receipt by the receiver, which keeps it only if it verifies; here only its size.
-            if container.contains(.receipt) {
-                let text = try container.decode(String.self, forKey: .receipt)
-                guard text.utf8.count <= Limits.maxReceiptSize else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .receipt, in: container,
-                        debugDescription: "a receipt is at most \(Limits.maxReceiptSize) bytes")
-                }
-                self.receipt = text
-            } else {
-                self.receipt = nil
-            }
         }
     }
 }

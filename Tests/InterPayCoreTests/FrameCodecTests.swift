@@ -166,6 +166,26 @@ struct FrameCodecTests {
         }
     }
 
+    @Test("a frame's optional text is left out when nil, refused as null, and checked when present")
+    func optionalTexts() throws {
+        let id = Fixtures.fixedUUID(2)
+        let body = String(
+            decoding: try Self.codec.encodeBody(.reject(.init(messageID: id, paymentID: id, reason: nil))),
+            as: UTF8.self)
+        #expect(!body.contains("reason"))
+        let null = body.replacingOccurrences(of: #""type":"reject""#, with: #""reason":null,"type":"reject""#)
+        #expect(throws: FrameError.self) { try Self.codec.decodeBody(Array(null.utf8)) }
+        let receipt = String(repeating: "x", count: Limits.maxReceiptSize + 1)
+        let settle = String(
+            decoding: try Self.codec.encodeBody(.settle(.init(messageID: id, paymentID: id, receipt: receipt))),
+            as: UTF8.self)
+        #expect(
+            throws: FrameError.invalidField("receipt", detail: "a receipt is at most \(Limits.maxReceiptSize) bytes")
+        ) {
+            try Self.codec.decodeBody(Array(settle.utf8))
+        }
+    }
+
     @Test(
         "decoding errors are typed",
         arguments: [
