@@ -1,6 +1,7 @@
 """Bounded sessions and queues (SECURITY.md "Resource exhaustion"): sessions from fresh keys beyond the cap, a flood
 of requests from 10 peers, a ping flood from a peer that never reads, and TLS session resumption."""
 
+import errno
 import json
 import os
 import socket
@@ -173,6 +174,32 @@ def non_reader(h):
     connection.close()
 
 
+def quiet_non_reader(h):
+    # A peer that reads nothing and, once the daemon's pongs fill its window, sends nothing either: the daemon has
+    # read all it was sent and holds pongs it cannot deliver. When it ends the session (stall or silence) it must
+    # reset the connection: a FIN queued behind bytes the peer's full window never takes is never sent, so the
+    # peer would see an open connection for as long as the kernel retransmits (minutes), its own sends blocked.
+    alice = h.daemon("quiet")
+    key = h.identity("quiet-pinger")
+    connection = h.connect(alice, key, name="quiet-pinger")
+    connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    offset = alice.log_size()
+    connection.sock.settimeout(10)
+    reset = False
+    try:
+        connection.send_raw(wire.frame_bytes({"type": "ping", "nonce": 1}) * 3000)
+    except ConnectionResetError:
+        reset = True
+    ended = wait_until(lambda: alice.log_has(offset, r"session down.*peer=quiet-pinger"), timeout=60)
+    h.check(ended, "the daemon ends the session of a peer that neither reads nor sends")
+    deadline = time.monotonic() + 5
+    while not reset and time.monotonic() < deadline:
+        reset = connection.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == errno.ECONNRESET
+        time.sleep(0.1)
+    h.check(reset, "the peer's connection is reset when the session ends (no FIN stuck behind unsent pongs)")
+    connection.close()
+
+
 def resumption(h):
     alice = h.daemon("resumed")
     key = h.identity("resumer")
@@ -200,7 +227,7 @@ def resumption(h):
 
 def run(h):
     # Each part on its own: one that breaks is a failed check, and the others still run.
-    for part in (cap, flood, non_reader, resumption):
+    for part in (cap, flood, non_reader, quiet_non_reader, resumption):
         try:
             part(h)
         except Exception as error:  # noqa: BLE001 - recorded as a failure, then the next part

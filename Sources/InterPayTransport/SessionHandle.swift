@@ -137,7 +137,24 @@ final class SessionHandle: Sendable {
             "peer does not read; session closed",
             metadata: ["peer": "\(info.name)", "id": "\(info.peerID.shortDescription)", "queued": "\(queued)"])
         continuation.finish()
-        channel.close(promise: nil)
+        abort()
+    }
+
+    /// Closes the connection without waiting for what is queued to reach the peer: the socket is closed with
+    /// `SO_LINGER` 0, so the peer gets a reset instead of a FIN behind the unsent bytes. For a peer that does not read
+    /// or has gone silent: a FIN queued behind data its full window never takes is never sent, and the kernel would
+    /// keep the socket and its buffers for minutes, retransmitting with back-off, while the peer's own sends stay
+    /// blocked with no sign that the session is over. (The TLS close still runs first, bounded by its shutdown
+    /// timeout.) A channel that is not a socket (tests) is closed as usual.
+    func abort() {
+        guard let socket = channel as? any SocketOptionProvider else {
+            channel.close(promise: nil)
+            return
+        }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { [channel] _ in
+            // Set or not (the socket may be closing already), the channel is closed.
+            channel.close(promise: nil)
+        }
     }
 
     /// The writer took `count` frames off the queue, to write them now.

@@ -567,7 +567,7 @@ public actor SessionManager {
                     if session.closeIfStalled() { return .keepalive }
                     if session.silence > interval * 3 {
                         session.endReason = "peer silent for \(session.silence)"
-                        session.channel.close(promise: nil)
+                        session.abort()
                         return .keepalive
                     }
                     nonce += 1
