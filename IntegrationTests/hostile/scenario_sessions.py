@@ -146,18 +146,22 @@ def daemon_side(daemon, peer_port):
     return out.strip()
 
 
+def non_reading_peer(h, daemon_name, peer_name):
+    """A fresh daemon and a session from a peer whose receive buffer is tiny (it will read nothing): the daemon, the
+    connection, the connection's local port and the daemon's log offset before the peer sends anything."""
+    daemon = h.daemon(daemon_name)
+    connection = h.connect(daemon, h.identity(peer_name), name=peer_name)
+    connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return daemon, connection, connection.sock.getsockname()[1], daemon.log_size()
+
+
 def non_reader(h):
     # Two ways the daemon ends this session, both its own doing and both logged: usually its queue of pongs fills or
     # its writer stalls ("peer does not read"); sometimes, on a loaded machine, it stops reading the flood first (its
     # pongs still flowing), and then the keepalive's silence check ends the session ("peer silent", within 3-4
     # intervals of the test's 5 s). The flooder's own socket timeout (50 s) is longer than either, so a send that
     # fails here was ended by the daemon, and the log says which.
-    alice = h.daemon("pinged")
-    key = h.identity("pinger")
-    connection = h.connect(alice, key, name="pinger")
-    connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    local_port = connection.sock.getsockname()[1]
-    offset = alice.log_size()
+    alice, connection, local_port, offset = non_reading_peer(h, "pinged", "pinger")
     before = alice.rss_kib()
     peak = before
     batch = wire.frame_bytes({"type": "ping", "nonce": 1}) * 1000
@@ -194,12 +198,7 @@ def quiet_non_reader(h):
     # reset the connection and let the socket go: an orderly close queues the FIN behind bytes the peer's full window
     # never takes, and the kernel keeps the socket and its buffers in FIN-WAIT-1, retransmitting with back-off for
     # minutes. Whether the peer takes the reset at once depends on its window; the daemon's side is checked.
-    alice = h.daemon("quiet")
-    key = h.identity("quiet-pinger")
-    connection = h.connect(alice, key, name="quiet-pinger")
-    connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    local_port = connection.sock.getsockname()[1]
-    offset = alice.log_size()
+    alice, connection, local_port, offset = non_reading_peer(h, "quiet", "quiet-pinger")
     connection.sock.settimeout(10)
     try:
         connection.send_raw(wire.frame_bytes({"type": "ping", "nonce": 1}) * 3000)
