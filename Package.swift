@@ -15,7 +15,6 @@ let package = Package(
     products: [
         .library(name: "InterPayCore", targets: ["InterPayCore"]),
         // The fuzz targets in Fuzz/ build against these two.
-        .library(name: "InterPayTransport", targets: ["InterPayTransport"]),
         .library(name: "InterPayControl", targets: ["InterPayControl"]),
         .executable(name: "interpayd", targets: ["interpayd"]),
         .executable(name: "interpay", targets: ["interpay"]),

@@ -16,10 +16,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzFrames",
             dependencies: [
-                .product(name: "InterPayCore", package: "InterPay"),
-                .product(name: "InterPayTransport", package: "InterPay"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "InterPayCore", package: "InterPay")
             ],
             swiftSettings: [.unsafeFlags(["-swift-version", "6"])]
         ),

@@ -238,4 +238,40 @@ struct FrameCodecTests {
     func invalidUTF8() {
         #expect(throws: FrameError.invalidUTF8) { try Self.codec.decodeBody([0x7B, 0xFF, 0xFE, 0x7D]) }
     }
+
+    /// What `nextFrame(in:)` reads at the front of `bytes`, as (kind, length) for comparison.
+    static func next(_ bytes: [UInt8], codec: FrameCodec = codec) throws -> (String, Int)? {
+        let read = try bytes.withUnsafeBytes { buffer in try codec.nextFrame(in: buffer) }
+        return read.map { read in
+            switch read.frame {
+            case .message(let message): ("message \(message)", read.length)
+            case .undecodable(let frame): ("undecodable \(frame.error.code) \(frame.header.type ?? "-")", read.length)
+            }
+        }
+    }
+
+    @Test("a stream's next frame: nothing until complete, then the frame and its length, the bytes after it left")
+    func nextFrameOfAStream() throws {
+        let ping = try Self.codec.encode(.ping(nonce: 7))
+        for cut in 0..<ping.count {
+            #expect(try Self.next(Array(ping.prefix(cut))) == nil, "\(cut) bytes")
+        }
+        let read = try #require(try Self.next(ping + Self.codec.encode(.close(reason: "bye"))))
+        #expect(read.0 == "message \(PaymentMessage.ping(nonce: 7))")
+        #expect(read.1 == ping.count)
+    }
+
+    @Test("a stream's broken frame is passed on with its header, a zero length takes 4 bytes, an oversize one throws")
+    func nextFrameUndecodable() throws {
+        let body = Array(#"{"type":"bogus","messageID":"x"}"#.utf8)
+        let frame = [0, 0, 0, UInt8(body.count)] + body
+        #expect(try Self.next(frame + [0, 0])?.0 == "undecodable unknown-type bogus")
+        #expect(try Self.next(frame)?.1 == frame.count)
+        let empty = try #require(try Self.next([0, 0, 0, 0, 0, 0]))
+        #expect(empty.1 == FrameCodec.prefixLength)
+        #expect(empty.0.hasPrefix("undecodable "))
+        #expect(throws: FrameError.oversize(length: 101, limit: 100)) {
+            try Self.next([0, 0, 0, 101], codec: FrameCodec(maxFrameSize: 100))
+        }
+    }
 }

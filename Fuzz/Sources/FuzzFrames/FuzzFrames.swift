@@ -1,15 +1,13 @@
 // libFuzzer target for the peer wire format: arbitrary bytes as one frame (`FrameCodec.decode`) and as a TCP stream
-// through the transport's `FrameDecoder`, fed whole and in small chunks. It checks that
+// read as the transport's `FrameDecoder` reads it (`FrameCodec.nextFrame(in:)` on the unread bytes), fed whole and in
+// small chunks. It builds against InterPayCore alone, so its sanitizer build compiles neither NIO's TLS nor X.509.
+// It checks that
 // - decoding never crashes, and a chunked stream gives the same frames as the whole stream;
 // - whatever decodes encodes again, decodes to an equal message, and encodes to the same (canonical) bytes;
 // - the `error` frame that answers an undecodable frame (PROTOCOL.md §13.2) is itself a valid frame.
 // A violated property aborts with a message, which libFuzzer reports as a crash and saves as an artifact.
 
-import Foundation
 import InterPayCore
-import InterPayTransport
-import NIOCore
-import NIOEmbedded
 
 /// libFuzzer's entry point: one input per call.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -99,51 +97,40 @@ enum Outcome: Equatable, CustomStringConvertible {
     }
 }
 
-/// Collects what `FrameDecoder` passes on, errors included, so that nothing depends on when it is read.
-final class OutcomeCollector: ChannelInboundHandler {
-    typealias InboundIn = InboundFrame
-
-    var outcomes: [Outcome] = []
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .message(let message): outcomes.append(.message(message))
-        case .undecodable(let frame): outcomes.append(.undecodable(frame))
-        }
-    }
-
-    /// True once the decoder failed; the transport closes the session then, so nothing after it counts.
-    var failed = false
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard !failed else { return }
-        failed = true
-        outcomes.append(.failed(String(describing: error)))
-    }
-}
-
-/// Feeds `bytes` to a `FrameDecoder` on an embedded channel in chunks of `chunkSize`, then closes the input.
+/// Feeds `bytes` to a stream reader in chunks of `chunkSize`, as a session's inbound buffer fills: after each chunk,
+/// every complete frame at the front is taken, and what is left waits for the next chunk. Bytes left at the end are
+/// an incomplete frame, dropped with the connection as the transport does.
 func decodeStream(_ bytes: [UInt8], chunkSize: Int) -> [Outcome] {
-    let channel = EmbeddedChannel()
-    let collector = OutcomeCollector()
-    do {
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(codec: codec)))
-        try channel.pipeline.syncOperations.addHandler(collector)
-        var offset = 0
-        while offset < bytes.count, !collector.failed {
-            let end = min(offset + chunkSize, bytes.count)
-            try channel.writeInbound(ByteBuffer(bytes: bytes[offset..<end]))
-            offset = end
+    var outcomes: [Outcome] = []
+    var unread: [UInt8] = []
+    var offset = 0
+    while offset < bytes.count {
+        let end = min(offset + chunkSize, bytes.count)
+        unread += bytes[offset..<end]
+        offset = end
+        var taken = 0
+        while taken < unread.count {
+            let next: (frame: InboundFrame, length: Int)?
+            do {
+                next = try unread.withUnsafeBytes { buffer in
+                    try codec.nextFrame(in: UnsafeRawBufferPointer(rebasing: buffer[taken...]))
+                }
+            } catch {
+                // An oversize prefix: the session would end here.
+                outcomes.append(.failed(String(describing: error)))
+                return outcomes
+            }
+            guard let (frame, length) = next else { break }
+            guard length > 0, length <= unread.count - taken else { fail("a frame of \(length) bytes was read") }
+            taken += length
+            switch frame {
+            case .message(let message): outcomes.append(.message(message))
+            case .undecodable(let frame): outcomes.append(.undecodable(frame))
+            }
         }
-        _ = try channel.finish(acceptAlreadyClosed: true)
-    } catch {
-        fail("the embedded channel failed: \(error)")
+        unread.removeFirst(taken)
     }
-    // Leftover bytes at the end are an incomplete frame, dropped with the connection like the transport does.
-    return collector.outcomes.filter { outcome in
-        if case .failed(let error) = outcome { return !error.contains("leftoverDataWhenDone") }
-        return true
-    }
+    return outcomes
 }
 
 /// Stops the run: libFuzzer saves the input as a crash artifact.

@@ -1,6 +1,3 @@
-import Foundation
-public import InterPayCore
-
 /// A complete frame whose body is not a valid message: why, and what could still be read of it.
 public struct UndecodableFrame: Sendable {
     /// Why the body could not be decoded.
