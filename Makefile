@@ -162,10 +162,11 @@ RELEASE_BIN = $$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-pat
 BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json
 BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --json
 
-# Every product of the package (interpayd, interpay, interpay-bench, CoreBenchmarks) in one invocation: planned
-# once, and one product's modules compile while another's link runs.
 bench-build: deps
-	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS)
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay-bench
+	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product CoreBenchmarks
 
 bench: bench-build deb ## every benchmark on release builds: engine vs baselines, daemon, LAN figures, .deb size, micro
 	$(BENCH_LAN) --deb $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb >.build/bench-lan.json || true
