@@ -6,7 +6,7 @@ SANDBOX := scripts/lan-sandbox
 .PHONY: all deps build build-tests check scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-web test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-lan-hosts bench-micro \
-	bench-micro-smoke fuzz test-fuzz
+	bench-micro-smoke fuzz fuzz-build test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install").
 PREFIX ?= /usr/local
@@ -26,6 +26,11 @@ SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -X
 	-Xlinker --no-export-dynamic -Xlinker --symbol-ordering-file=$(CURDIR)/linker/link.order \
 	-Xlinker --no-warn-symbol-ordering -Xlinker -s \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
+# Release builds have a build directory of their own, beside the debug build's .build: SwiftPM lets one build at a
+# time use a build directory, and `make test` compiles the debug, release and fuzz builds at once (on two cores each
+# build alone leaves a core idle for much of its time, waiting on one module before the next).
+RELEASE_SCRATCH ?= $(CURDIR)/.build-release
+SWIFT_RELEASE = $(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) $(SWIFT_RELEASE_FLAGS)
 # How long `make fuzz` runs each libFuzzer target, in seconds.
 FUZZ_SECONDS ?= 300
 BINDIR ?= $(PREFIX)/bin
@@ -97,14 +102,15 @@ check: deps ## for every change: debug build, Swift tests, vectors, the fast sce
 	@echo "make check: all checks passed"
 	@scripts/timed --report $(TIMES)
 
+# `make test` compiles its three builds at once (debug with the tests, release, fuzz), each in its own build
+# directory, each build's output printed when it ends.
 test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmark smoke (step times at the end)
 	@rm -f $(TIMES)
-	$(TIMED) build-tests $(MAKE) --no-print-directory build-tests
+	$(TIMED) builds $(MAKE) --no-print-directory -j3 --output-sync=target build-tests bench-build fuzz-build
 	$(TIMED) swift-tests $(SWIFT) test --skip-build
 	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
 	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
 	$(TIMED) scenarios $(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
-	$(TIMED) release-build $(MAKE) --no-print-directory bench-build
 	$(TIMED) install $(MAKE) --no-print-directory test-install
 	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz
 	$(TIMED) bench-smoke $(MAKE) --no-print-directory bench-smoke
@@ -158,15 +164,16 @@ test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG
 
 # `make bench`: every figure of README "Performance" in one run, on release builds. `make bench-smoke` (part of
 # `make test`) runs each benchmark for a few iterations so that none can rot; it checks that they run, not how fast.
-RELEASE_BIN = $$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)
+RELEASE_BIN = $$($(SWIFT_RELEASE) --show-bin-path)
 BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json
 BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --json
 
 bench-build: deps
-	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
-	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
-	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay-bench
-	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product CoreBenchmarks
+	scripts/check-warnings $(SWIFT_RELEASE) --product interpayd
+	scripts/check-warnings $(SWIFT_RELEASE) --product interpay
+	scripts/check-warnings $(SWIFT_RELEASE) --product interpay-bench
+	scripts/check-warnings $(SWIFT_RELEASE) --product CoreBenchmarks
+	$(SWIFT_RELEASE) --product generate-manual
 
 bench: bench-build deb ## every benchmark on release builds: engine vs baselines, daemon, LAN figures, .deb size, micro
 	$(BENCH_LAN) --deb $(DEB_DIR)/interpay_$(DEB_VERSION)_amd64.deb >.build/bench-lan.json || true
@@ -184,10 +191,9 @@ bench-smoke: bench-build ## a few iterations of every benchmark (engine, LAN, mi
 # one JSON object.
 BENCH_ARGS ?=
 bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, RSS, scale) against baselines
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
-	scripts/bench-lan --daemon "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpayd" \
-		--cli "$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path)/interpay" $(BENCH_ARGS)
+	$(SWIFT_RELEASE) --product interpayd
+	$(SWIFT_RELEASE) --product interpay
+	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" $(BENCH_ARGS)
 
 # One daemon per simulated host: LAN_HOSTS sandbox hosts on one segment, each with its own avahi-daemon, started at
 # once; the time to a full mesh next to the avahi baseline of the same run, the sessions per daemon, CPU, and one
@@ -195,8 +201,8 @@ bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, 
 LAN_HOSTS ?= 10 25 50 100
 MANY_PEERS ?= 200
 bench-lan-hosts: deps ## K sandbox hosts, one daemon each (LAN_HOSTS=10 25 50 100): full mesh vs avahi, CPU; 200 peers
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+	$(SWIFT_RELEASE) --product interpayd
+	$(SWIFT_RELEASE) --product interpay
 	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --only hosts --only many \
 		--host-sizes $(LAN_HOSTS) --many-peers $(MANY_PEERS) $(BENCH_ARGS)
 
@@ -206,13 +212,16 @@ fuzz: deps ## libFuzzer on frames and control requests, FUZZ_SECONDS (300) each;
 test-fuzz: deps ## each libFuzzer target for 60 s; fails on a crash, hang or leak
 	FUZZ_SECONDS=60 scripts/fuzz
 
+fuzz-build: deps
+	scripts/fuzz --build-only
+
 demo: build ## a narrated payment between two simulated LAN hosts
 	scripts/demo
 
 # Micro benchmarks of InterPayCore and of one engine step (package-benchmark, the CoreBenchmarks target in
 # Benchmarks/). Results are per operation: time, throughput and mallocs. `make bench-micro` runs them through
 # package-benchmark's plugin, whose release build lacks -static-stdlib: it gets a scratch directory of its own so
-# that it does not recompile .build/release back and forth. The smoke run (part of `make test`) runs the binary that
+# that it does not recompile .build-release back and forth. The smoke run (part of `make test`) runs the binary that
 # `make bench-build` links from the shared release build, a few iterations each.
 bench-micro: ## micro benchmarks (frame codec, money, peer ID, lifecycle, engine step), about 2 minutes after the build
 	$(SWIFT) package --scratch-path .build/bench-micro benchmark --no-progress
@@ -237,18 +246,18 @@ lint: ## report formatting issues without changing files
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 release: deps ## optimised builds of interpayd and interpay (what make install installs); fails on a warning
-	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpayd
-	scripts/check-warnings $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product interpay
+	scripts/check-warnings $(SWIFT_RELEASE) --product interpayd
+	scripts/check-warnings $(SWIFT_RELEASE) --product interpay
 
 # Units for BINDIR, man pages (swift-argument-parser's generate-manual, the tool behind its GenerateManual plugin,
 # run on the release binaries) and shell completions (the binaries' --generate-completion-script).
 stage: release
-	$(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --product generate-manual
+	$(SWIFT_RELEASE) --product generate-manual
 	rm -rf $(STAGE)
 	mkdir -p $(STAGE)/user $(STAGE)/man $(STAGE)/completions
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/interpayd.service >$(STAGE)/interpayd.service
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/interpayd.service >$(STAGE)/user/interpayd.service
-	set -e; bin=$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path); \
+	set -e; bin=$$($(SWIFT_RELEASE) --show-bin-path); \
 	for tool in interpayd interpay; do \
 		"$$bin/generate-manual" "$$bin/$$tool" --output-directory $(STAGE)/man; \
 		for shell in bash zsh fish; do \
@@ -257,7 +266,7 @@ stage: release
 	done
 
 install: stage ## install binaries, systemd units, man pages, completions into $(DESTDIR)$(PREFIX) (default /usr/local)
-	set -e; bin=$$($(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS) --show-bin-path); \
+	set -e; bin=$$($(SWIFT_RELEASE) --show-bin-path); \
 	install -D -m 0755 "$$bin/interpayd" "$(DESTDIR)$(BINDIR)/interpayd"; \
 	install -D -m 0755 "$$bin/interpay" "$(DESTDIR)$(BINDIR)/interpay"
 	install -D -m 0644 $(STAGE)/interpayd.service "$(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/interpayd.service"
@@ -304,4 +313,4 @@ test-install: ## make install into a scratch DESTDIR: tree, units (verify, secur
 	scripts/check-install
 
 clean:
-	rm -rf .build .build-fuzz
+	rm -rf .build .build-release .build-fuzz
