@@ -43,6 +43,8 @@ let package = Package(
         .systemLibrary(name: "CDNSSD"),
         // Headers only: InterPayRates loads libcurl itself at its first transfer (LibCurl.swift), so nothing links it.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // SQLite's process-wide settings, which GRDB (linked to the same libsqlite3) does not offer.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // MARK: Core
         // The one strict JSON reader (numbers kept as text, duplicate members refused while parsing): frames,
@@ -79,7 +81,7 @@ let package = Package(
         ),
         .target(
             name: "InterPayStore",
-            dependencies: ["InterPayCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CSQLite", "InterPayCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -210,7 +212,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "InterPayStoreTests",
-            dependencies: ["InterPayTestSupport", "InterPayStore", "InterPayCore"],
+            dependencies: [
+                "InterPayTestSupport", "InterPayStore", "InterPayCore",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

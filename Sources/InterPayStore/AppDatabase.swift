@@ -35,6 +35,7 @@ public struct AppDatabase: Sendable {
     /// The directory must exist. The file's mode is set to 0600 even when it existed; SQLite gives the `-wal` and
     /// `-shm` files the mode of the database file.
     public init(path: String) throws(StoreError) {
+        Self.applySQLiteSettings()
         try Self.restrictPermissions(ofFileAt: path)
         var configuration = Self.configuration
         // Every connection commits durably. (Readers inherit it too, which costs nothing.)
@@ -67,6 +68,7 @@ public struct AppDatabase: Sendable {
 
     /// A fresh, migrated database in memory, for tests.
     public static func inMemory() throws(StoreError) -> AppDatabase {
+        applySQLiteSettings()
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(configuration: configuration)

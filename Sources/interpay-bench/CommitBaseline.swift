@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InterPayStore
 
 /// The storage half of the round trip's baseline: one small row committed to SQLite with the ledger's durability
 /// settings (WAL, `synchronous = FULL`), so each commit waits for the disk. No schema, no checks, no encoding.
@@ -8,6 +9,8 @@ struct CommitBaseline {
     private let body = Data(repeating: 0x78, count: 400)
 
     init(directory: URL) throws {
+        // SQLite's process-wide settings as the ledger has them, whichever of the two opens SQLite first.
+        AppDatabase.applySQLiteSettings()
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         pool = try DatabasePool(path: directory.appending(path: "baseline.sqlite").path, configuration: configuration)

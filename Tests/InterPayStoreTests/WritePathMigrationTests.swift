@@ -15,6 +15,9 @@ struct WritePathMigrationTests {
         let path = directory.path("ledger.sqlite")
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        // As every ledger is opened: SQLite's process-wide settings before its first connection (this process's
+        // other tests count on them, SQLiteSettingsTests).
+        AppDatabase.applySQLiteSettings()
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         try AppDatabase.migrator.migrate(queue, upTo: "v11-preferences")
         let id = UUID().wireString
