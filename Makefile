@@ -5,8 +5,8 @@ SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests check scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-web test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
-	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-lan bench-lan-hosts bench-micro \
-	bench-micro-smoke fuzz fuzz-build test-fuzz
+	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-smoke-run bench-lan bench-lan-hosts bench-micro \
+	bench-micro-smoke bench-micro-smoke-run fuzz fuzz-build test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install").
 PREFIX ?= /usr/local
@@ -113,7 +113,7 @@ test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmar
 	$(TIMED) scenarios $(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
 	$(TIMED) install $(MAKE) --no-print-directory test-install
 	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz
-	$(TIMED) bench-smoke $(MAKE) --no-print-directory bench-smoke
+	$(TIMED) bench-smoke $(MAKE) --no-print-directory bench-smoke-run
 	@echo "make test: all checks passed"
 	@scripts/timed --report $(TIMES)
 
@@ -182,10 +182,15 @@ bench: bench-build deb ## every benchmark on release builds: engine vs baselines
 	$(MAKE) --no-print-directory bench-micro
 
 bench-smoke: bench-build ## a few iterations of every benchmark (engine, LAN, micro): they still run (not how fast)
+	$(MAKE) --no-print-directory bench-smoke-run
+
+# The smoke runs on what `make bench-build` made, without asking SwiftPM again: `make test` builds in its first step,
+# and a release build with nothing to do still takes SwiftPM about 15 s per product to find that out.
+bench-smoke-run:
 	$(BENCH_LAN) --smoke >.build/bench-lan.json
 	$(BENCH_DAEMON) --smoke >.build/bench-daemon.json
 	"$(RELEASE_BIN)/interpay-bench" --smoke --merge .build/bench-lan.json --merge .build/bench-daemon.json
-	$(MAKE) --no-print-directory bench-micro-smoke
+	$(MAKE) --no-print-directory bench-micro-smoke-run
 
 # Not part of `make test`: timings depend on the machine. BENCH_ARGS=--smoke for a 1-2 minute run, --json for
 # one JSON object.
@@ -227,6 +232,9 @@ bench-micro: ## micro benchmarks (frame codec, money, peer ID, lifecycle, engine
 	$(SWIFT) package --scratch-path .build/bench-micro benchmark --no-progress
 
 bench-micro-smoke: bench-build ## every micro benchmark for a few iterations: checks that they run, numbers are meaningless
+	$(MAKE) --no-print-directory bench-micro-smoke-run
+
+bench-micro-smoke-run:
 	INTERPAY_BENCH_SMOKE=1 "$(RELEASE_BIN)/CoreBenchmarks" >.build/bench-micro-smoke.log 2>&1 || \
 		{ tail -n 40 .build/bench-micro-smoke.log; exit 1; }
 	@echo "bench-micro-smoke: $$(grep -c '^Debug results for' .build/bench-micro-smoke.log) micro benchmarks ran" \
