@@ -9,7 +9,7 @@ extension AppDatabase {
     /// The one setting: no memory statistics. With them on (SQLite's default, and Debian's build), every allocation
     /// and free in SQLite takes a process-wide mutex to count bytes that nothing here reads (no soft heap limit, no
     /// `sqlite3_memory_used`); a payment step allocates hundreds of times. Measured with `interpay-bench`, 64
-    /// senders, alternated runs: 3,000–3,150 → 3,800–4,200 requests/s, CPU per request 424–434 → 354–392 µs.
+    /// senders, alternated runs: 2,769–2,953 → 3,493–3,550 requests/s, CPU per request 461–525 → 400–410 µs.
     /// Where SQLite was initialized already, the statistics stay on: slower, not wrong.
     public static func applySQLiteSettings() {
         _ = sqliteSettingsApplied
