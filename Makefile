@@ -3,7 +3,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
-.PHONY: all deps build build-tests check scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
+.PHONY: all deps build build-tests check debug-checks scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-web test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-smoke-run bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke bench-micro-smoke-run fuzz fuzz-build test-fuzz
@@ -103,19 +103,23 @@ check: deps ## for every change: debug build, Swift tests, vectors, the fast sce
 	@scripts/timed --report $(TIMES)
 
 # `make test` compiles its three builds at once (debug with the tests, release, fuzz), each in its own build
-# directory, each build's output printed when it ends.
+# directory, each build's output printed when it ends; the checks that need only the debug build (the Swift tests,
+# the vectors, shellcheck) run as soon as it is done, while the release build still compiles (their steps, named
+# +NAME, are inside `builds` and not added to the total).
 test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmark smoke (step times at the end)
 	@rm -f $(TIMES)
-	$(TIMED) builds $(MAKE) --no-print-directory -j3 --output-sync=target build-tests bench-build fuzz-build
-	$(TIMED) swift-tests $(SWIFT) test --skip-build
-	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
-	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
+	$(TIMED) builds $(MAKE) --no-print-directory -j3 --output-sync=target debug-checks bench-build fuzz-build
 	$(TIMED) scenarios $(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
 	$(TIMED) install $(MAKE) --no-print-directory test-install
 	$(TIMED) fuzz $(MAKE) --no-print-directory test-fuzz
 	$(TIMED) bench-smoke $(MAKE) --no-print-directory bench-smoke-run
 	@echo "make test: all checks passed"
 	@scripts/timed --report $(TIMES)
+
+debug-checks: build-tests
+	$(TIMED) +swift-tests $(SWIFT) test --skip-build
+	$(TIMED) +vectors $(PYTHON) scripts/check-vectors.py
+	$(TIMED) +lint-scripts $(MAKE) --no-print-directory lint-scripts
 
 scenarios: build-tests ## every integration scenario, SCENARIO_JOBS at once (IntegrationTests/run NAME runs one)
 	$(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
@@ -168,11 +172,11 @@ RELEASE_BIN = $$($(SWIFT_RELEASE) --show-bin-path)
 BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json
 BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --json
 
+# One release build of every target of the package (interpayd, interpay, interpay-bench, CoreBenchmarks): one
+# SwiftPM invocation plans once and compiles the products side by side, where one per product took 15 s each just to
+# find what to do and compiled each product's own modules only after the one before had linked.
 bench-build: deps
-	scripts/check-warnings $(SWIFT_RELEASE) --product interpayd
-	scripts/check-warnings $(SWIFT_RELEASE) --product interpay
-	scripts/check-warnings $(SWIFT_RELEASE) --product interpay-bench
-	scripts/check-warnings $(SWIFT_RELEASE) --product CoreBenchmarks
+	scripts/check-warnings $(SWIFT_RELEASE)
 	$(SWIFT_RELEASE) --product generate-manual
 
 bench: bench-build deb ## every benchmark on release builds: engine vs baselines, daemon, LAN figures, .deb size, micro

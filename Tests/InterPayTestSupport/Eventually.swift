@@ -1,3 +1,6 @@
+// Only the test builds can import Testing; `make bench-build` compiles every target of the package in one release
+// build, this one included, where it is empty.
+#if canImport(Testing)
 public import Testing
 
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`; records an issue naming
@@ -16,3 +19,4 @@ public func eventually(
     Issue.record("timed out waiting for: \(description)", sourceLocation: sourceLocation)
     return false
 }
+#endif
