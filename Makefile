@@ -16,15 +16,16 @@ DESTDIR ?=
 # SwiftPM's release link, --gc-sections). The link is lld's, for what makes an idle daemon smaller (README,
 # "Performance"): packed relative relocations (glibc 2.36), no exported symbols (--no-export-dynamic: the static
 # stdlib's link arguments export every symbol of the executable; nothing looks them up), and the code and data of
-# start-up and rest laid out together (linker/link.order, made by scripts/link-order; the build does not track the
-# file: after changing it, delete the binaries to relink). Every function and datum in a section of its own (Swift's
+# start-up and rest laid out together (linker/link.order, made by scripts/link-order, and linker/layout.ld for the
+# functions no symbol names; the build does not track either file: after changing one, delete the binaries to
+# relink). Every function and datum in a section of its own (Swift's
 # -function-sections, clang's -ffunction-sections -fdata-sections), as the toolchain's static libraries already are:
 # the order then moves single functions rather than whole files, and --gc-sections drops single dead ones. (The
 # Swift driver does not recompile for a changed -Xfrontend flag: after changing one, delete the release build.)
 # SWIFT_RELEASE_FLAGS= links the toolchain's shared libraries with its default linker instead.
 SWIFT_RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --no-export-dynamic -Xlinker --symbol-ordering-file=$(CURDIR)/linker/link.order \
-	-Xlinker --no-warn-symbol-ordering -Xlinker -s \
+	-Xlinker --no-warn-symbol-ordering -Xlinker --script=$(CURDIR)/linker/layout.ld -Xlinker -s \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
 # Release builds have a build directory of their own, beside the debug build's .build: SwiftPM lets one build at a
 # time use a build directory, and `make test` compiles the debug, release and fuzz builds at once (on two cores each
