@@ -103,11 +103,14 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
             url: address.loginURL(port: port, token: webToken), address: address.host, port: Int64(port))
     }
 
+    /// `peers`: from one read of the ledger (`peerDirectory`) and one look at the sessions.
     private func peers() async throws -> PeerList {
         let live = await sessions.currentSessions()
-        let known = try await database.peers()
-        let trusted = try await database.trustedPeers()
-        let names = try await peerNames()
+        let unpinned = configuration.staticPeers.filter { $0.peerID == nil }.map(\.address)
+        let directory = try await database.peerDirectory(pinnedAt: unpinned)
+        let known = directory.peers
+        let trusted = directory.trusted
+        let names = PeerName.all(peers: known, sessions: live, trusted: trusted)
         var rows: [PeerInfo] = []
         for session in live {
             rows.append(
@@ -127,7 +130,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         }
         var statics: [StaticPeerInfo] = []
         for peer in configuration.staticPeers {
-            let pinned = peer.peerID == nil ? try await database.staticPin(address: peer.address) : nil
+            let pinned = peer.peerID == nil ? directory.pins[peer.address] : nil
             statics.append(
                 StaticPeerInfo(
                     address: peer.address, peerID: (peer.peerID ?? pinned)?.description,
@@ -163,12 +166,14 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         }
         let peer = try await resolvePeer(peerText)
         _ = try await pairing.start(with: peer)
-        let trusted = try await database.trustedPeers()
+        let directory = try await database.peerDirectory()
+        let names = PeerName.all(
+            peers: directory.peers, sessions: await sessions.currentSessions(), trusted: directory.trusted)
         return PairingInfo(
             peer: PeerIdentity(
-                name: try await peerNames()[peer]?.shown ?? peer.shortDescription, id: peer.description,
+                name: names[peer]?.shown ?? peer.shortDescription, id: peer.description,
                 shortID: peer.shortDescription),
-            trust: await trust(peer, trusted: trusted),
+            trust: await trust(peer, trusted: directory.trusted),
             me: PairingInfo.Me(shortID: sessions.identity.peerID.shortDescription))
     }
 

@@ -19,10 +19,18 @@ struct PeerName: Sendable, Hashable {
 
     /// Every known peer's name: from the ledger's peers, the live sessions and the trust store.
     static func all(database: AppDatabase, sessions: SessionManager) async throws -> [PeerID: PeerName] {
+        let directory = try await database.peerDirectory()
+        return all(peers: directory.peers, sessions: await sessions.currentSessions(), trusted: directory.trusted)
+    }
+
+    /// Every known peer's name, from what was read: the ledger's peers, the live sessions (whose names win) and the
+    /// trust store.
+    static func all(
+        peers: [PeerRecord], sessions: [SessionInfo], trusted: [PeerID: TrustedPeerRecord]
+    ) -> [PeerID: PeerName] {
         var announced: [PeerID: String] = [:]
-        for peer in try await database.peers() { announced[peer.peerID] = peer.name }
-        for session in await sessions.currentSessions() { announced[session.peerID] = session.name }
-        let trusted = try await database.trustedPeers()
+        for peer in peers { announced[peer.peerID] = peer.name }
+        for session in sessions { announced[session.peerID] = session.name }
         var names: [PeerID: PeerName] = [:]
         for (peer, name) in announced {
             names[peer] = PeerName(announcedName: name, pinned: trusted[peer]?.name)

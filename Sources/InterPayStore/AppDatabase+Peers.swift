@@ -33,3 +33,45 @@ extension AppDatabase {
         }
     }
 }
+
+/// What the peer list shows, read at once: the known peers, the pairings and the keys pinned at static addresses.
+public struct PeerDirectory: Sendable, Hashable {
+    /// Every known peer, by name (case-insensitive), then ID.
+    public var peers: [PeerRecord]
+    /// Every paired peer, keyed by ID.
+    public var trusted: [PeerID: TrustedPeerRecord]
+    /// The key pinned at each of the static addresses asked for that has one.
+    public var pins: [String: PeerID]
+
+    /// A directory.
+    public init(peers: [PeerRecord], trusted: [PeerID: TrustedPeerRecord], pins: [String: PeerID]) {
+        self.peers = peers
+        self.trusted = trusted
+        self.pins = pins
+    }
+}
+
+extension AppDatabase {
+    /// The known peers, the pairings, and the keys pinned at `addresses` (static peers' `HOST:PORT`), in one read
+    /// transaction: one consistent view for the peer list, one trip to the database.
+    public func peerDirectory(pinnedAt addresses: [String] = []) async throws(StoreError) -> PeerDirectory {
+        try await read("list peers") { db in
+            let peers = try PeerRecord
+                .order(PeerRecord.Columns.name.collating(.nocase), PeerRecord.Columns.peerID)
+                .fetchAll(db)
+            let trusted = try TrustedPeerRecord.fetchAll(db)
+            var pins: [String: PeerID] = [:]
+            for address in addresses {
+                if let text = try String.fetchOne(
+                    db, sql: "SELECT peerID FROM staticPin WHERE address = ?", arguments: [address])
+                {
+                    pins[address] = try PeerID(parsing: text)
+                }
+            }
+            return PeerDirectory(
+                peers: peers,
+                trusted: Dictionary(trusted.map { ($0.peerID, $0) }, uniquingKeysWith: { _, newer in newer }),
+                pins: pins)
+        }
+    }
+}
