@@ -56,7 +56,8 @@ extension AppDatabase {
     /// transaction: one consistent view for the peer list, one trip to the database.
     public func peerDirectory(pinnedAt addresses: [String] = []) async throws(StoreError) -> PeerDirectory {
         try await read("list peers") { db in
-            let peers = try PeerRecord
+            let peers =
+                try PeerRecord
                 .order(PeerRecord.Columns.name.collating(.nocase), PeerRecord.Columns.peerID)
                 .fetchAll(db)
             let trusted = try TrustedPeerRecord.fetchAll(db)
