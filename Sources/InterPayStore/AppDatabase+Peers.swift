@@ -23,15 +23,6 @@ extension AppDatabase {
             try PeerRecord.filter(PeerRecord.Columns.peerID == id.description).fetchOne(db)
         }
     }
-
-    /// Every known peer, by name (case-insensitive), then ID.
-    public func peers() async throws(StoreError) -> [PeerRecord] {
-        try await read("list peers") { db in
-            try PeerRecord
-                .order(PeerRecord.Columns.name.collating(.nocase), PeerRecord.Columns.peerID)
-                .fetchAll(db)
-        }
-    }
 }
 
 /// What the peer list shows, read at once: the known peers, the pairings and the keys pinned at static addresses.

@@ -23,14 +23,6 @@ extension AppDatabase {
         }
     }
 
-    /// Every paired peer, keyed by ID.
-    public func trustedPeers() async throws(StoreError) -> [PeerID: TrustedPeerRecord] {
-        let records = try await read("list trusted peers") { db in
-            try TrustedPeerRecord.fetchAll(db)
-        }
-        return Dictionary(records.map { ($0.peerID, $0) }, uniquingKeysWith: { _, newer in newer })
-    }
-
     /// Changes the name a paired peer is shown under; false if it is not paired.
     public func renameTrustedPeer(_ peerID: PeerID, to name: String) async throws(StoreError) -> Bool {
         try await write("rename peer \(peerID.shortDescription)") { db in

@@ -25,7 +25,7 @@ struct LedgerTests {
         #expect(try await database.payment(id: request.id) == nil)
         #expect(try await database.events(paymentID: request.id).isEmpty)
         #expect(try await database.outbox(peerID: bob).isEmpty)
-        #expect(try await database.peers().isEmpty)
+        #expect(try await database.peerDirectory().peers.isEmpty)
 
         // The same change without the duplicate goes through whole.
         change.seenMessage = nil
@@ -34,7 +34,7 @@ struct LedgerTests {
         #expect(try await database.payment(id: request.id) != nil)
         #expect(try await database.events(paymentID: request.id).count == 1)
         #expect(try await database.outbox(peerID: bob).map(\.messageID) == queued.map(\.messageID))
-        #expect(try await database.peers().map(\.name) == ["Bob"])
+        #expect(try await database.peerDirectory().peers.map(\.name) == ["Bob"])
     }
 
     @Test("apply() rolls back an event that names an unknown payment, with the payment update before it")
@@ -282,7 +282,7 @@ struct LedgerTests {
         try await database.upsertPeer(carol, name: "Carol", address: nil, seenAt: at(5))
         try await database.upsertPeer(bob, name: "Bob", address: nil, seenAt: at(60))
 
-        let peers = try await database.peers()
+        let peers = try await database.peerDirectory().peers
         #expect(peers.map(\.name) == ["Bob", "Carol"])
         let stored = try #require(try await database.peer(id: bob))
         #expect(stored.firstSeen == at())
