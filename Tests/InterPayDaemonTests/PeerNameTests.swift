@@ -1,0 +1,41 @@
+import InterPayCore
+import InterPayStore
+import Testing
+
+@testable import InterPayDaemon
+
+@Suite("Peer names from one read of the ledger")
+struct PeerNameTests {
+    @Test("a paired peer is shown under its pinned name, flagged when it announces another; others as they announce")
+    func names() throws {
+        let bob = try PeerID(bytes: [UInt8](repeating: 0x22, count: 32))
+        let carol = try PeerID(bytes: [UInt8](repeating: 0x33, count: 32))
+        let dave = try PeerID(bytes: [UInt8](repeating: 0x44, count: 32))
+        let erin = try PeerID(bytes: [UInt8](repeating: 0x55, count: 32))
+        let seen = Timestamp(secondsSince1970: 1_700_000_000)
+        let peers = [
+            PeerRecord(peerID: bob, name: "landlord", address: nil, seenAt: seen),
+            PeerRecord(peerID: carol, name: "carol", address: nil, seenAt: seen),
+            PeerRecord(peerID: erin, name: "Erin", address: nil, seenAt: seen),
+        ]
+        let trusted = [
+            bob: TrustedPeerRecord(peerID: bob, name: "Bob", pairedAt: seen),
+            dave: TrustedPeerRecord(peerID: dave, name: "Dave", pairedAt: seen),
+            erin: TrustedPeerRecord(peerID: erin, name: "Erin", pairedAt: seen),
+        ]
+
+        let names = PeerName.all(peers: peers, sessions: [], trusted: trusted)
+
+        #expect(names.count == 4)
+        #expect(names[bob] == PeerName(announcedName: "landlord", pinned: "Bob"))
+        #expect(names[bob]?.shown == "Bob")
+        #expect(names[bob]?.announced == "landlord")
+        #expect(names[bob]?.paired == true)
+        #expect(names[carol]?.shown == "carol")
+        #expect(names[carol]?.announced == nil)
+        #expect(names[carol]?.paired == false)
+        #expect(names[dave]?.shown == "Dave")
+        #expect(names[dave]?.paired == true)
+        #expect(names[erin]?.announced == nil)
+    }
+}
