@@ -188,8 +188,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/CoreBenchmarks",
-            swiftSettings: [.swiftLanguageMode(.v6)],
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
 
         // MARK: Tests
@@ -257,7 +256,9 @@ let package = Package(
             dependencies: [
                 "InterPayWeb", "InterPayControl",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,7 @@
 import Benchmark
 import Foundation
 
-/// Every InterPayCore micro benchmark. `BenchmarkPlugin` generates the `main` that runs this closure.
+/// Every InterPayCore micro benchmark; `BenchmarkRunner` (BenchmarkRunner.swift) runs this closure.
 ///
 /// Each iteration runs the measured operation 1000 times (`scalingFactor: .kilo`); results are per operation.
 /// With `INTERPAY_BENCH_SMOKE=1` in the environment every benchmark runs only a few iterations: a quick check

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import InterPayControl
 import InterPayWeb
 import Testing
@@ -31,11 +30,9 @@ struct FakeHandler: ControlHandler {
 struct WebAccessTests {
     static let token = WebToken.generate()
 
-    /// The router's test client always says `Host: localhost`, i.e. port 80: the server is told it listens there.
-    static func application(
-        port: Int = 80, handler: FakeHandler = FakeHandler()
-    ) -> some ApplicationProtocol {
-        Application(router: WebApp.router(handler: handler, access: WebAccess(token: token, port: port)))
+    /// The router's client always says `Host: localhost`, i.e. port 80: the server is told it listens there.
+    static func client(port: Int = 80, handler: FakeHandler = FakeHandler()) -> RouterClient {
+        RouterClient(router: WebApp.router(handler: handler, access: WebAccess(token: token, port: port)))
     }
 
     static let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
@@ -43,73 +40,68 @@ struct WebAccessTests {
 
     @Test("no token: 401, with the security headers and no CORS header")
     func noToken() async throws {
-        try await Self.application().test(.router) { client in
-            for path in ["/api/status", "/", "/assets/app.js", "/api/events"] {
-                try await client.execute(uri: path, method: .get) { response in
-                    #expect(response.status == .unauthorized, "\(path)")
-                    #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
-                    #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
-                    #expect(response.headers[.xContentTypeOptions] == "nosniff")
-                    #expect(response.headers[.accessControlAllowOrigin] == nil)
-                }
+        let client = Self.client()
+        for path in ["/api/status", "/", "/assets/app.js", "/api/events"] {
+            try await client.execute(uri: path, method: .get) { response in
+                #expect(response.status == .unauthorized, "\(path)")
+                #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+                #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
+                #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
             }
         }
     }
 
     @Test("a wrong token in the header or the cookie: 401")
     func wrongToken() async throws {
-        try await Self.application().test(.router) { client in
-            let wrong = WebToken.generate()
-            try await client.execute(uri: "/api/status", method: .get, headers: [.authorization: "Bearer \(wrong)"]) {
-                #expect($0.status == .unauthorized)
-            }
-            try await client.execute(
-                uri: "/api/status", method: .get, headers: [.cookie: "\(WebAccess.cookieName)=\(wrong)"]
-            ) { #expect($0.status == .unauthorized) }
+        let client = Self.client()
+        let wrong = WebToken.generate()
+        try await client.execute(uri: "/api/status", method: .get, headers: [.authorization: "Bearer \(wrong)"]) {
+            #expect($0.status == .unauthorized)
         }
+        try await client.execute(
+            uri: "/api/status", method: .get, headers: [.cookie: "\(WebAccess.cookieName)=\(wrong)"]
+        ) { #expect($0.status == .unauthorized) }
     }
 
     @Test("GET /api/status answers the status method, by bearer token or by cookie")
     func status() async throws {
-        try await Self.application().test(.router) { client in
-            for headers in [Self.bearer, Self.cookie] {
-                try await client.execute(uri: "/api/status", method: .get, headers: headers) { response in
-                    #expect(response.status == .ok)
-                    #expect(response.headers[.contentType] == "application/json")
-                    #expect(response.headers[.cacheControl] == "no-store")
-                    let body = try JSONValue(parsing: String(buffer: response.body))
-                    #expect(body["name"] == "alice")
-                    #expect(body["webPort"] == 7780)
-                }
+        let client = Self.client()
+        for headers in [Self.bearer, Self.cookie] {
+            try await client.execute(uri: "/api/status", method: .get, headers: headers) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                #expect(response.headers[.cacheControl] == "no-store")
+                let body = try JSONValue(parsing: String(buffer: response.body))
+                #expect(body["name"] == "alice")
+                #expect(body["webPort"] == 7780)
             }
         }
     }
 
     @Test("/login trades the token for an HttpOnly, SameSite=Strict cookie; a wrong token gets none")
     func login() async throws {
-        try await Self.application().test(.router) { client in
-            try await client.execute(uri: "/login?token=\(Self.token)", method: .get) { response in
-                #expect(response.status == .seeOther)
-                #expect(response.headers[.location] == "/")
-                let cookie = try #require(response.headers[.setCookie])
-                #expect(cookie.hasPrefix("\(WebAccess.cookieName)=\(Self.token)"))
-                #expect(cookie.contains("HttpOnly"))
-                #expect(cookie.contains("SameSite=Strict"))
-            }
-            try await client.execute(uri: "/login?token=\(WebToken.generate())", method: .get) { response in
-                #expect(response.status == .unauthorized)
-                #expect(response.headers[.setCookie] == nil)
-            }
+        let client = Self.client()
+        try await client.execute(uri: "/login?token=\(Self.token)", method: .get) { response in
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.location] == "/")
+            let cookie = try #require(response.headers[.setCookie])
+            #expect(cookie.hasPrefix("\(WebAccess.cookieName)=\(Self.token)"))
+            #expect(cookie.contains("HttpOnly"))
+            #expect(cookie.contains("SameSite=Strict"))
+        }
+        try await client.execute(uri: "/login?token=\(WebToken.generate())", method: .get) { response in
+            #expect(response.status == .unauthorized)
+            #expect(response.headers[.setCookie] == nil)
         }
     }
 
     @Test("a Host that is not this server's loopback name and port: 421, token or not")
     func wrongHost() async throws {
         // Listening on 7780, the client's `Host: localhost` (port 80) is another server's name.
-        try await Self.application(port: 7780).test(.router) { client in
-            try await client.execute(uri: "/api/status", method: .get, headers: Self.bearer) {
-                #expect($0.status.code == 421)
-            }
+        let client = Self.client(port: 7780)
+        try await client.execute(uri: "/api/status", method: .get, headers: Self.bearer) {
+            #expect($0.status.code == 421)
         }
         let access = WebAccess(token: Self.token, port: 7780)
         #expect(access.isAllowedHost("127.0.0.1:7780"))
@@ -129,71 +121,68 @@ struct WebAccessTests {
 
     @Test("a cross-origin POST: 403 whatever its path, even with the token")
     func crossOrigin() async throws {
-        try await Self.application().test(.router) { client in
-            for path in ["/api/send", "/api/nothing", "/login", "/"] {
-                for origin in ["http://evil.example", "null", "http://localhost:8080"] {
-                    var headers = Self.cookie
-                    headers[.origin] = origin
-                    try await client.execute(uri: path, method: .post, headers: headers) {
-                        #expect($0.status == .forbidden, "\(path) from \(origin)")
-                    }
+        let client = Self.client()
+        for path in ["/api/send", "/api/nothing", "/login", "/"] {
+            for origin in ["http://evil.example", "null", "http://localhost:8080"] {
+                var headers = Self.cookie
+                headers[.origin] = origin
+                try await client.execute(uri: path, method: .post, headers: headers) {
+                    #expect($0.status == .forbidden, "\(path) from \(origin)")
                 }
             }
-            // Without Origin and without the bearer token (a cookie only): refused too.
-            try await client.execute(uri: "/api/send", method: .post, headers: Self.cookie) {
-                #expect($0.status == .forbidden)
-            }
-            try await client.execute(uri: "/api/send", method: .options, headers: [.origin: "http://evil.example"]) {
-                #expect($0.status == .forbidden)
-                #expect($0.headers[.accessControlAllowOrigin] == nil)
-            }
+        }
+        // Without Origin and without the bearer token (a cookie only): refused too.
+        try await client.execute(uri: "/api/send", method: .post, headers: Self.cookie) {
+            #expect($0.status == .forbidden)
+        }
+        try await client.execute(uri: "/api/send", method: .options, headers: [.origin: "http://evil.example"]) {
+            #expect($0.status == .forbidden)
+            #expect($0.headers[.accessControlAllowOrigin] == nil)
         }
     }
 
     @Test("a same-origin POST calls the method with the JSON params")
     func sameOriginPost() async throws {
-        try await Self.application().test(.router) { client in
-            var headers = Self.cookie
-            headers[.origin] = "http://localhost"
-            headers[.contentType] = "application/json"
-            try await client.execute(
-                uri: "/api/send", method: .post, headers: headers,
-                body: ByteBuffer(string: #"{"peer":"bob","amount":"12.50","currency":"MXN"}"#)
-            ) { response in
-                #expect(response.status == .ok)
-                let body = try JSONValue(parsing: String(buffer: response.body))
-                #expect(body["echo"]?["amount"] == "12.50")
-            }
-            // A script with the bearer token needs no Origin.
-            try await client.execute(
-                uri: "/api/send", method: .post, headers: Self.bearer, body: ByteBuffer(string: "{}")
-            ) { #expect($0.status == .ok) }
+        let client = Self.client()
+        var headers = Self.cookie
+        headers[.origin] = "http://localhost"
+        headers[.contentType] = "application/json"
+        try await client.execute(
+            uri: "/api/send", method: .post, headers: headers,
+            body: ByteBuffer(string: #"{"peer":"bob","amount":"12.50","currency":"MXN"}"#)
+        ) { response in
+            #expect(response.status == .ok)
+            let body = try JSONValue(parsing: String(buffer: response.body))
+            #expect(body["echo"]?["amount"] == "12.50")
         }
+        // A script with the bearer token needs no Origin.
+        try await client.execute(
+            uri: "/api/send", method: .post, headers: Self.bearer, body: ByteBuffer(string: "{}")
+        ) { #expect($0.status == .ok) }
     }
 
     @Test("errors: RPC codes become HTTP statuses; web and export are not exposed; GET is for reads")
     func errors() async throws {
-        try await Self.application().test(.router) { client in
-            try await client.execute(
-                uri: "/api/accept", method: .post, headers: Self.bearer,
-                body: ByteBuffer(string: #"{"payment":"zzzz"}"#)
-            ) { response in
-                #expect(response.status == .notFound)
-                let body = try JSONValue(parsing: String(buffer: response.body))
-                #expect(body["error"]?["code"] == .int(RPCError.Code.notFound.rawValue))
-            }
-            for method in ["web", "export", "nothing"] {
-                try await client.execute(uri: "/api/\(method)", method: .post, headers: Self.bearer) {
-                    #expect($0.status == .notFound, "\(method)")
-                }
-            }
-            try await client.execute(uri: "/api/send", method: .get, headers: Self.bearer) {
-                #expect($0.status == .methodNotAllowed)
-            }
-            try await client.execute(
-                uri: "/api/send", method: .post, headers: Self.bearer, body: ByteBuffer(string: "{nope")
-            ) { #expect($0.status == .badRequest) }
+        let client = Self.client()
+        try await client.execute(
+            uri: "/api/accept", method: .post, headers: Self.bearer,
+            body: ByteBuffer(string: #"{"payment":"zzzz"}"#)
+        ) { response in
+            #expect(response.status == .notFound)
+            let body = try JSONValue(parsing: String(buffer: response.body))
+            #expect(body["error"]?["code"] == .int(RPCError.Code.notFound.rawValue))
         }
+        for method in ["web", "export", "nothing"] {
+            try await client.execute(uri: "/api/\(method)", method: .post, headers: Self.bearer) {
+                #expect($0.status == .notFound, "\(method)")
+            }
+        }
+        try await client.execute(uri: "/api/send", method: .get, headers: Self.bearer) {
+            #expect($0.status == .methodNotAllowed)
+        }
+        try await client.execute(
+            uri: "/api/send", method: .post, headers: Self.bearer, body: ByteBuffer(string: "{nope")
+        ) { #expect($0.status == .badRequest) }
         #expect(WebApp.methods["web"] == nil)
         #expect(WebApp.methods["export"] == nil)
     }
@@ -203,45 +192,41 @@ struct WebAccessTests {
         let handler = FakeHandler(feed: [
             ["event": "request-received", "payment": ["id": "p1"]], ["event": "peer-up"],
         ])
-        try await Self.application(handler: handler).test(.router) { client in
-            try await client.execute(uri: "/api/events", method: .get, headers: Self.cookie) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType] == "text/event-stream")
-                let text = String(buffer: response.body)
-                let data = text.split(separator: "\n").filter { $0.hasPrefix("data: ") }
-                #expect(data.count == 2)
-                let first = try JSONValue(parsing: String(data[0].dropFirst(6)))
-                #expect(first["event"] == "request-received")
-            }
+        let client = Self.client(handler: handler)
+        try await client.execute(uri: "/api/events", method: .get, headers: Self.cookie) { response in
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/event-stream")
+            let text = String(buffer: response.body)
+            let data = text.split(separator: "\n").filter { $0.hasPrefix("data: ") }
+            #expect(data.count == 2)
+            let first = try JSONValue(parsing: String(data[0].dropFirst(6)))
+            #expect(first["event"] == "request-received")
         }
     }
 
     @Test("the pages are served with the token, Chart.js from the system when installed")
     func pages() async throws {
-        try await Self.application().test(.router) { client in
-            try await client.execute(uri: "/", method: .get, headers: Self.cookie) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
-                #expect(String(buffer: response.body).contains("/assets/app.js"))
-            }
-            for name in ["app.js", "i18n.js", "style.css"] {
-                try await client.execute(uri: "/assets/\(name)", method: .get, headers: Self.cookie) {
-                    #expect($0.status == .ok, "\(name)")
-                }
-            }
-            try await client.execute(uri: "/assets/../../etc/passwd", method: .get, headers: Self.cookie) {
-                #expect($0.status == .notFound)
+        let client = Self.client()
+        try await client.execute(uri: "/", method: .get, headers: Self.cookie) { response in
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(String(buffer: response.body).contains("/assets/app.js"))
+        }
+        for name in ["app.js", "i18n.js", "style.css"] {
+            try await client.execute(uri: "/assets/\(name)", method: .get, headers: Self.cookie) {
+                #expect($0.status == .ok, "\(name)")
             }
         }
-        let missing = Application(
+        try await client.execute(uri: "/assets/../../etc/passwd", method: .get, headers: Self.cookie) {
+            #expect($0.status == .notFound)
+        }
+        let missing = RouterClient(
             router: WebApp.router(
                 handler: FakeHandler(), access: WebAccess(token: Self.token, port: 80),
                 vendorScripts: ["chart.js": ["/nonexistent/chart.js"]]))
-        try await missing.test(.router) { client in
-            for name in ["chart.js", "passwd"] {
-                try await client.execute(uri: "/vendor/\(name)", method: .get, headers: Self.cookie) {
-                    #expect($0.status == .notFound)
-                }
+        for name in ["chart.js", "passwd"] {
+            try await missing.execute(uri: "/vendor/\(name)", method: .get, headers: Self.cookie) {
+                #expect($0.status == .notFound)
             }
         }
     }
@@ -253,12 +238,11 @@ struct WebAccessTests {
         #expect(WebApp.language(acceptLanguage: "fr-FR, es;q=0.5") == "es")
         #expect(WebApp.language(acceptLanguage: "de") == "en")
         #expect(WebApp.language(acceptLanguage: nil) == "en")
-        try await Self.application().test(.router) { client in
-            var headers = Self.cookie
-            headers[.acceptLanguage] = "es-MX,es;q=0.9"
-            try await client.execute(uri: "/", method: .get, headers: headers) { response in
-                #expect(String(buffer: response.body).contains(#"<html lang="es">"#))
-            }
+        let client = Self.client()
+        var headers = Self.cookie
+        headers[.acceptLanguage] = "es-MX,es;q=0.9"
+        try await client.execute(uri: "/", method: .get, headers: headers) { response in
+            #expect(String(buffer: response.body).contains(#"<html lang="es">"#))
         }
     }
 
