@@ -54,11 +54,7 @@ extension AppDatabase {
             let trusted = try TrustedPeerRecord.fetchAll(db)
             var pins: [String: PeerID] = [:]
             for address in addresses {
-                if let text = try String.fetchOne(
-                    db, sql: "SELECT peerID FROM staticPin WHERE address = ?", arguments: [address])
-                {
-                    pins[address] = try PeerID(parsing: text)
-                }
+                pins[address] = try Self.staticPin(address: address, in: db)
             }
             return PeerDirectory(
                 peers: peers,

@@ -1,15 +1,19 @@
+import GRDB
 public import InterPayCore
 
 extension AppDatabase {
     /// The key pinned at a static peer's address (`HOST:PORT`), if any.
     public func staticPin(address: String) async throws(StoreError) -> PeerID? {
-        try await read("read the pin of \(address)") { db in
-            guard
-                let text = try String.fetchOne(
-                    db, sql: "SELECT peerID FROM staticPin WHERE address = ?", arguments: [address])
-            else { return nil }
-            return try PeerID(parsing: text)
-        }
+        try await read("read the pin of \(address)") { db in try Self.staticPin(address: address, in: db) }
+    }
+
+    /// The key pinned at `address`, read inside a transaction of the caller's.
+    static func staticPin(address: String, in db: Database) throws -> PeerID? {
+        guard
+            let text = try String.fetchOne(
+                db, sql: "SELECT peerID FROM staticPin WHERE address = ?", arguments: [address])
+        else { return nil }
+        return try PeerID(parsing: text)
     }
 
     /// Pins `peerID` at a static peer's address, unless a key is pinned there already; true if this pinned it.
