@@ -241,7 +241,9 @@ def resumption(h):
 def run(h):
     # Each part on its own: one that breaks is a failed check, and the others still run.
     for part in (cap, flood, non_reader, quiet_non_reader, resumption):
+        started = time.monotonic()
         try:
             part(h)
         except Exception as error:  # noqa: BLE001 - recorded as a failure, then the next part
             h.check(False, "%s ran to its end" % part.__name__, "%s: %s" % (type(error).__name__, error))
+        print("  %s: %.1f s" % (part.__name__, time.monotonic() - started), flush=True)
