@@ -156,37 +156,68 @@ extension AppDatabase {
     /// an event loop or a task of the cooperative pool.
     public func transact<Outcome>(_ steps: [(Ledger) throws -> Outcome]) -> [Result<Outcome, StoreError>] {
         do {
-            return try writer.write { db in
-                let ledger = Ledger(db)
-                if steps.count == 1 {
-                    // One step needs no savepoint: the transaction rolls back with it when it throws.
-                    return [.success(try steps[0](ledger))]
-                }
-                // Savepoints with statements prepared once per connection: GRDB's `inSavepoint` parses its SQL again
-                // for every step, which cost as much as a step's writes.
-                let begin = try db.cachedStatement(sql: "SAVEPOINT step")
-                let release = try db.cachedStatement(sql: "RELEASE SAVEPOINT step")
-                let rollback = try db.cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT step")
-                var outcomes: [Result<Outcome, StoreError>] = []
-                outcomes.reserveCapacity(steps.count)
-                for step in steps {
-                    try begin.execute()
-                    do {
-                        let outcome = try step(ledger)
-                        try release.execute()
-                        outcomes.append(.success(outcome))
-                    } catch {
-                        // This step alone is undone; if even that fails, the batch's transaction is (thrown below).
-                        try rollback.execute()
-                        try release.execute()
-                        outcomes.append(.failure(StoreError(operation: "run a ledger step", error)))
-                    }
-                }
-                return outcomes
+            return try writer.writeWithoutTransaction { db in
+                try Self.immediateTransaction(db) { try Self.run(steps, in: Ledger(db)) }
             }
         } catch {
             // The transaction itself failed (e.g. the disk): nothing of the batch is stored.
             return steps.map { _ in .failure(StoreError(operation: "run a ledger step", error)) }
         }
+    }
+
+    /// Runs `body` in an IMMEDIATE transaction with statements prepared once per connection, and commits; rolls back
+    /// and throws the first error if `body` or the commit throws.
+    ///
+    /// GRDB's `write` begins and commits with `execute(sql:)`, which parses and authorizes `BEGIN` and `COMMIT`
+    /// again for every transaction: two of the three statements a lone step's transaction prepared. This is GRDB's
+    /// own `Database.inTransaction` with the statements cached; GRDB tracks a transaction begun with SQL as its own
+    /// (its observers see the commit through SQLite's hooks).
+    private static func immediateTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        do {
+            let result = try body()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            return result
+        } catch {
+            // GRDB's `rollback()` undoes nothing where SQLite rolled back by itself (an I/O error, a full disk).
+            do {
+                try db.rollback()
+            } catch let rollbackError {
+                throw StoreError(operation: "roll back a ledger transaction after \(error)", rollbackError)
+            }
+            throw error
+        }
+    }
+
+    /// The steps of one transaction, each in a savepoint of its own unless it is alone.
+    private static func run<Outcome>(
+        _ steps: [(Ledger) throws -> Outcome], in ledger: Ledger
+    ) throws -> [Result<Outcome, StoreError>] {
+        let db = ledger.db
+        if steps.count == 1 {
+            // One step needs no savepoint: the transaction rolls back with it when it throws.
+            return [.success(try steps[0](ledger))]
+        }
+        // Savepoints with statements prepared once per connection: GRDB's `inSavepoint` parses its SQL again
+        // for every step, which cost as much as a step's writes.
+        let begin = try db.cachedStatement(sql: "SAVEPOINT step")
+        let release = try db.cachedStatement(sql: "RELEASE SAVEPOINT step")
+        let rollback = try db.cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT step")
+        var outcomes: [Result<Outcome, StoreError>] = []
+        outcomes.reserveCapacity(steps.count)
+        for step in steps {
+            try begin.execute()
+            do {
+                let outcome = try step(ledger)
+                try release.execute()
+                outcomes.append(.success(outcome))
+            } catch {
+                // This step alone is undone; if even that fails, the batch's transaction is (thrown below).
+                try rollback.execute()
+                try release.execute()
+                outcomes.append(.failure(StoreError(operation: "run a ledger step", error)))
+            }
+        }
+        return outcomes
     }
 }

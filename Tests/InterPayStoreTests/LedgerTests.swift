@@ -198,6 +198,33 @@ struct LedgerTests {
         }
     }
 
+    @Test("a transaction whose lone step throws after writing stores nothing, and the next one commits")
+    func loneStepRollsBack() async throws {
+        struct Refused: Error {}
+        let database = try AppDatabase.inMemory()
+        let bob = try Peers.bob()
+        let first = try makeRequest(payee: try Peers.us(), payer: bob)
+        let second = try makeRequest(payee: try Peers.us(), payer: bob)
+        let firstChange = try outgoingRequestChange(first, messageID: UUID(), now: at())
+        let failed = database.transact([
+            { ledger in
+                try ledger.apply(firstChange)
+                #expect(try ledger.payment(id: first.id) != nil)
+                throw Refused()
+            }
+        ])
+        #expect(throws: StoreError.self) { try failed[0].get() }
+        #expect(try await database.payment(id: first.id) == nil)
+        #expect(try await database.outbox(peerID: bob).isEmpty)
+
+        // No transaction was left open: the next one begins, commits, and is read back.
+        let secondChange = try outgoingRequestChange(second, messageID: UUID(), now: at())
+        let committed = database.transact([{ ledger in try ledger.apply(secondChange).count }])
+        #expect(try committed[0].get() == 1)
+        #expect(try await database.payment(id: second.id) != nil)
+        #expect(try await database.outbox(peerID: bob).count == 1)
+    }
+
     @Test("an update writes the state, never the terms")
     func updateKeepsTerms() async throws {
         let database = try AppDatabase.inMemory()
