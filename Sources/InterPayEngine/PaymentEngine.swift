@@ -97,9 +97,9 @@ public final class PaymentEngine: Sendable {
         var peer: PeerID?
         var body: @Sendable (Ledger) throws -> StepOutcome
         var done: (@Sendable (StepOutcome) -> Void)?
-        /// For an inbound frame: the error to answer with if the step fails (nothing was committed, so the peer
-        /// keeps the frame in its outbox and resends it later).
-        var failureAnswer: PaymentMessage?
+        /// For an inbound frame: its `messageID`, answered with an `internal` error if the step fails (nothing was
+        /// committed, so the peer keeps the frame in its outbox and resends it later). The answer is built only then.
+        var answersFailureOf: UUID?
     }
 
     /// Frames to hand to a session after the commit.
@@ -191,8 +191,8 @@ public final class PaymentEngine: Sendable {
                 // What the step planned to send was not committed: the next frame to that peer resends its whole
                 // outbox (a duplicate is harmless, the peer answers it again).
                 if let peer = step.peer { _ = flushedSessions.withLock { $0.removeValue(forKey: peer) } }
-                if let answer = step.failureAnswer, let peer = step.peer, let session = link.session(with: peer),
-                    let body = try? codec.encodeBody(answer)  // an error frame we build always encodes
+                if let ref = step.answersFailureOf, let peer = step.peer, let session = link.session(with: peer),
+                    let body = try? codec.encodeBody(Self.failureAnswer(to: ref))  // our error frames always encode
                 {
                     queue([body], on: session)
                 }
@@ -204,7 +204,7 @@ public final class PaymentEngine: Sendable {
             if let bodies = frames[session] { link.send(bodies, on: session) }
         }
         for (step, outcome) in done {
-            if let failure = outcome.failure, step.failureAnswer != nil {
+            if let failure = outcome.failure, step.answersFailureOf != nil {
                 logger.error(
                     "could not process a frame",
                     metadata: ["peer": "\(step.peer?.shortDescription ?? "?")", "error": "\(failure)"])
@@ -251,14 +251,16 @@ public final class PaymentEngine: Sendable {
     public func receive(_ message: PaymentMessage, from peer: PeerID, now: Timestamp = .now) async {
         guard let pipeline else { return }
         let quote = await quoteForIncoming(message)
-        let failureAnswer = message.messageID.map {
-            PaymentMessage.error(.init(code: .internal, message: "could not process the frame; retry later", ref: $0))
-        }
         await pipeline.submitInbound(
             Step(
                 peer: peer,
                 body: { [self] ledger in try receiveStep(message, from: peer, quote: quote, ledger: ledger, now: now) },
-                failureAnswer: failureAnswer))
+                answersFailureOf: message.messageID))
+    }
+
+    /// The answer to a frame whose step failed: the peer resends it later.
+    static func failureAnswer(to ref: UUID) -> PaymentMessage {
+        .error(.init(code: .internal, message: "could not process the frame; retry later", ref: ref))
     }
 
     /// A session came up: remember the peer and resend everything it has not acknowledged, in order (unless a step

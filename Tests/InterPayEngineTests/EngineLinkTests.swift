@@ -1,12 +1,12 @@
 import Foundation
 import InterPayCore
-import InterPayStore
 import InterPayTestSupport
 import Logging
 import Synchronization
 import Testing
 
 @testable import InterPayEngine
+@testable import InterPayStore
 
 /// One node: an engine with a ledger file, on a `MemoryLink`, its events fed to it in order.
 final class MemoryNode: Sendable {
@@ -152,6 +152,61 @@ struct EngineLinkTests {
         _ = await bob.engine.ping()  // the frame's step has committed
         #expect(try await bob.database.events(paymentID: frame.id) == before)
         await alice.stop()
+        await bob.stop()
+    }
+
+    @Test(
+        "a frame whose step fails is answered with an internal error naming it, commits nothing, and counts when resent",
+        .timeLimit(.minutes(1)))
+    func failedStepIsAnswered() async throws {
+        let bob = try MemoryNode("bob")
+        // The other end without an engine: the test reads what bob answers.
+        let peer = MemoryLink(me: PeerID(subjectPublicKeyInfoDER: Array("key of a raw peer".utf8)), name: "raw")
+        MemoryLink.connect(peer, bob.link)
+        var answers = peer.events.makeAsyncIterator()
+        func nextAnswer() async -> PaymentMessage? {
+            while let event = await answers.next() {
+                if case .frame(let message, _) = event { return message }
+            }
+            return nil
+        }
+        let session = try #require(peer.session(with: bob.id))
+        let codec = FrameCodec()
+        let request = try PaymentRequest(
+            id: UUID(), payee: peer.me, payer: bob.id, amount: try pesos(), memo: "", category: nil,
+            createdAt: .now, expiresAt: Timestamp.now.adding(seconds: 600))
+        let requestID = UUID()
+        peer.send([try codec.encodeBody(.request(.init(messageID: requestID, payment: request)))], on: session)
+        guard case .ack(let stored)? = await nextAnswer() else { Issue.record("no ack of the request"); return }
+        #expect(stored.ackedID == requestID)
+
+        // A damaged row makes the cancel's step throw: nothing of it is committed, and the peer is told so.
+        func setUpdatedAt(_ value: String) throws {
+            let result = bob.database.transact([
+                { ledger in
+                    try ledger.db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+                    try ledger.db.execute(
+                        sql: "UPDATE payment SET updatedAt = \(value) WHERE id = ?", arguments: [request.id.wireString])
+                    try ledger.db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+                }
+            ])
+            try result[0].get()
+        }
+        try setUpdatedAt("'soon'")
+        let cancelID = UUID()
+        let cancel = try codec.encodeBody(.cancel(.init(messageID: cancelID, paymentID: request.id)))
+        peer.send([cancel], on: session)
+        guard case .error(let refusal)? = await nextAnswer() else { Issue.record("no error answer"); return }
+        #expect(refusal.code == .internal && refusal.ref == cancelID)
+        try setUpdatedAt("createdAt")
+        #expect(try await bob.database.payment(id: request.id)?.state == .pending, "the failed step committed nothing")
+
+        // The peer resends the frame (it never got an ack): the step runs again and counts.
+        peer.send([cancel], on: session)
+        guard case .ack(let cancelled)? = await nextAnswer() else { Issue.record("no ack of the resend"); return }
+        #expect(cancelled.ackedID == cancelID && cancelled.state == .cancelled)
+        #expect(try await bob.database.payment(id: request.id)?.state == .cancelled)
+        peer.finish()
         await bob.stop()
     }
 }
