@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import InterPayStore
 import Synchronization
@@ -60,34 +61,44 @@ final class AckWaiters: Sendable {
     }
 
     /// Waits up to `timeout` for the answer to a registered `messageID`, then forgets it.
+    ///
+    /// The deadline is a dispatch timer, not a task: a child task sleeping beside each wait cost two wake-ups of the
+    /// cooperative pool per request (to start its sleep, and to end it when the answer came first), where a timer
+    /// costs nothing until it fires. It fires once, after `timeout`; when the answer came first the entry is gone by
+    /// then and `cancel` does nothing.
     func wait(for messageID: UUID, timeout: Duration) async -> Outcome {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // Cancelled once the answer came; either way the entry is then gone and `cancel` does nothing.
-                try? await Task.sleep(for: timeout)
-                self.cancel(messageID)
-            }
-            let outcome = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                    let ready = entries.withLock { entries -> Outcome? in
-                        switch entries[messageID] {
-                        case .done(let outcome):
-                            entries.removeValue(forKey: messageID)
-                            return outcome
-                        case .registered:
-                            entries[messageID] = .waiting(continuation)
-                            return nil
-                        case .waiting, nil:
-                            return .timedOut
-                        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let ready = entries.withLock { entries -> Outcome? in
+                    switch entries[messageID] {
+                    case .done(let outcome):
+                        entries.removeValue(forKey: messageID)
+                        return outcome
+                    case .registered:
+                        entries[messageID] = .waiting(continuation)
+                        return nil
+                    case .waiting, nil:
+                        return .timedOut
                     }
-                    if let ready { continuation.resume(returning: ready) }
                 }
-            } onCancel: {
-                cancel(messageID)
+                if let ready {
+                    continuation.resume(returning: ready)
+                    return
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) {
+                    self.cancel(messageID)
+                }
             }
-            group.cancelAll()
-            return outcome
+        } onCancel: {
+            cancel(messageID)
         }
+    }
+
+    /// `duration` as a dispatch interval: at least zero, at most a day (a wait is seconds long; the bound keeps the
+    /// nanoseconds in range whatever a caller passes).
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let bounded = min(max(duration, .zero), .seconds(86_400))
+        let (seconds, attoseconds) = bounded.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }
