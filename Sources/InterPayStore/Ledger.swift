@@ -169,7 +169,8 @@ extension AppDatabase {
     /// and throws the first error if `body` or the commit throws.
     ///
     /// GRDB's `write` begins and commits with `execute(sql:)`, which parses and authorizes `BEGIN` and `COMMIT`
-    /// again for every transaction: two of the three statements a lone step's transaction prepared. This is GRDB's
+    /// again for every transaction: the only statements a ledger transaction still prepared (two per commit, counted
+    /// with uprobes on `sqlite3_prepare_v3`; every other statement of the path is cached). This is GRDB's
     /// own `Database.inTransaction` with the statements cached; GRDB tracks a transaction begun with SQL as its own
     /// (its observers see the commit through SQLite's hooks).
     private static func immediateTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {

@@ -48,7 +48,7 @@ struct AckWaitersTests {
         let id = UUID()
         waiters.register(id)
         let task = Task { await waiters.wait(for: id, timeout: .seconds(60)) }
-        try? await Task.sleep(for: .milliseconds(50))
+        try? await Task.sleep(for: .milliseconds(50))  // parked or not, the cancelled wait ends as timed out
         task.cancel()
         guard case .timedOut = await task.value else {
             Issue.record("expected the cancelled wait to end as timed out")
