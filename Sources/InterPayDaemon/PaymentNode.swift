@@ -35,11 +35,13 @@ package final class PaymentNode: Sendable {
             me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
             requestLimits: .init(maxPending: .max, maxPerMinute: .max), logger: logger)
         let (sessions, engine) = (self.sessions, self.engine)
+        let router = SessionEventRouter(engine: engine, pairing: nil)
+        router.takePaymentFrames(from: sessions)
         let run = Task {
             // The listener's failure ends the benchmark's sessions, which the benchmark then reports as missing.
             _ = try? await sessions.run()
         }
-        let follow = Task { await SessionEventRouter(engine: engine, pairing: nil).run(sessions.events) }
+        let follow = Task { await router.run(sessions.events) }
         tasks.withLock { $0 = [run, follow] }
     }
 

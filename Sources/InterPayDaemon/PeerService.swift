@@ -20,6 +20,8 @@ struct PeerService: Service, UsesDaemonServices {
     let resolutionPriority = ResolutionPriority()
 
     func run() async throws {
+        let router = SessionEventRouter(engine: engine, pairing: pairing, resolutionPriority: resolutionPriority)
+        router.takePaymentFrames(from: sessions)
         let port: Int
         do {
             port = try await sessions.start()
@@ -70,7 +72,7 @@ struct PeerService: Service, UsesDaemonServices {
                 try? await gracefulShutdown()
                 stop.yield(nil)
             }
-            group.addTask { await followSessions() }
+            group.addTask { await router.run(sessions.events) }
             group.addTask { await followEngine() }
             group.addTask { await followPairing() }
             group.addTask {
@@ -101,12 +103,6 @@ struct PeerService: Service, UsesDaemonServices {
         if let failure = listenerFailure {
             throw DaemonError.transport("the peer listener failed: \(failure)")
         }
-    }
-
-    /// Session events go to the payment engine and to pairing.
-    private func followSessions() async {
-        await SessionEventRouter(engine: engine, pairing: pairing, resolutionPriority: resolutionPriority)
-            .run(sessions.events)
     }
 
     /// Publishes `{event, at, KEY: value}` to `interpay watch` subscribers.

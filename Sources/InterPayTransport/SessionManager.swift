@@ -18,7 +18,8 @@ import Synchronization
 /// Everything is bounded: one source address holds at most `maxUnauthenticatedPerAddress` of the unauthenticated
 /// places; at most `maxSessions` sessions are up (a new one evicts the idlest session of a peer that is not
 /// preferred, never a preferred one for one that is not); each session's inbound frames wait in a small buffer
-/// and in `events`, and while those are full the session's socket is not read (no frame is dropped); each
+/// and in `events` (or in the consumer `deliverPaymentFrames(to:)` names), and while those are full the session's
+/// socket is not read (no frame is dropped); each
 /// session's outbound queue holds at most `maxOutboundFrames` frames, and a peer that lets it fill is disconnected.
 /// TLS sessions are never resumed (PROTOCOL.md §3.3): every inbound connection gets a fresh server context, so a
 /// ticket or session ID from an earlier connection is unknown to it and a full handshake, with the peer's
@@ -39,6 +40,7 @@ public actor SessionManager {
     private nonisolated let codec: FrameCodec
     private nonisolated let unauthenticated: UnauthenticatedConnections
     private nonisolated let preference = Mutex<(@Sendable (PeerID) async -> Bool)?>(nil)
+    private nonisolated let paymentFrameSink = Mutex<(any PaymentFrameSink)?>(nil)
     /// Per dial target, the last key refused for not being the one expected (`refusedPeerID(forKey:)`).
     private nonisolated let refusedKeys = RefusedKeys()
     private let group: MultiThreadedEventLoopGroup
@@ -87,6 +89,17 @@ public actor SessionManager {
     /// changed (not on a timer: at rest, a ledger read per session and keepalive was most of an idle daemon's work).
     public nonisolated func preferPeers(_ predicate: @escaping @Sendable (PeerID) async -> Bool) {
         preference.withLock { $0 = predicate }
+    }
+
+    /// Has each session's reader hand its payment frames to `sink` itself, waiting until `sink` returns, instead of
+    /// queueing them in `events` for the consumer's task; `pair` frames and session events still go to `events`.
+    ///
+    /// The daemon's sink is the payment engine's bounded queue: a frame then reaches the ledger's thread without
+    /// waking a consumer task first, and a reader that outruns the ledger waits there, so its socket is not read
+    /// (nothing is dropped). Frames from one session reach `sink` in order; the `up` of a session is in `events`
+    /// before its first frame is read, its `down` after its last. Call it before `run()`.
+    public nonisolated func deliverPaymentFrames(to sink: any PaymentFrameSink) {
+        paymentFrameSink.withLock { $0 = sink }
     }
 
     /// Asks the preference predicate again for `peer`'s session, if it has one (the daemon: after pairing with the
@@ -615,6 +628,7 @@ public actor SessionManager {
         _ session: SessionHandle, frames: inout NIOAsyncChannelInboundStream<InboundFrame>.AsyncIterator
     ) async throws -> String {
         let peer = session.info.peerID
+        let sink = paymentFrameSink.withLock { $0 }
         while let frame = try await frames.next() {
             if case .message(.ping) = frame {
                 session.markInbound()
@@ -634,10 +648,16 @@ public actor SessionManager {
                 session.enqueue(.message(.error(.init(code: .malformedFrame, message: "hello after the handshake"))))
                 return "second hello"
             case .message(let message):
-                // Waits while the daemon has `events.frameCapacity` frames to process: this session's socket is
-                // then not read, and the peer slows down instead of losing frames.
+                // Waits while the daemon has `events.frameCapacity` frames (or its sink a full queue) to process:
+                // this session's socket is then not read, and the peer slows down instead of losing frames.
                 session.holdReads(true)
-                await events.send(.message(message, from: peer))
+                if case .pair = message {
+                    await events.send(.message(message, from: peer))
+                } else if let sink {
+                    await sink.take(message, from: peer)
+                } else {
+                    await events.send(.message(message, from: peer))
+                }
                 session.holdReads(false)
             case .undecodable(let frame):
                 logger.notice(
