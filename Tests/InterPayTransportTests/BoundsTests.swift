@@ -195,6 +195,58 @@ struct BoundsTests {
         await consume.value
     }
 
+    @Test("a payment-frame sink: its readers wait while it holds a frame, then every frame arrives in order per peer")
+    func frameSink() async throws {
+        let sink = GatedSink()
+        let server = try await TestPeer(name: "Server", sink: sink)
+        var clients: [TestPeer] = []
+        for index in 0..<3 {
+            let client = try await TestPeer(name: "Client\(index)") { $0.maxOutboundFrames = 1_000 }
+            await client.manager.maintainConnection(
+                key: "server", host: "127.0.0.1", port: server.port, expectedPeerID: server.id)
+            clients.append(client)
+        }
+        await eventually("all up") {
+            server.upPeers().count == 3
+                && clients.allSatisfy { $0.manager.session(with: server.id) != nil }
+        }
+        var sent: [PeerID: [UUID]] = [:]
+        for client in clients {
+            var ids: [UUID] = []
+            for index in 0..<200 {
+                if index == 100 {
+                    let pair = PaymentMessage.pair(
+                        .init(pairingID: UUID(), step: .commit, value: [UInt8](repeating: 1, count: 32)))
+                    #expect(await client.manager.send(pair, to: server.id))
+                }
+                let id = UUID()
+                #expect(await client.manager.send(.accept(.init(messageID: id, paymentID: UUID())), to: server.id))
+                ids.append(id)
+            }
+            sent[client.id] = ids
+        }
+        // Each session's reader holds its first frame in the closed sink and reads nothing further.
+        await eventually("every reader waits in the sink") { sink.waiting == 3 }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(sink.waiting == 3, "a reader went on while its frame was held")
+        #expect(sink.taken.isEmpty)
+        #expect(server.messages().count == 0, "no frame went around the sink")
+        sink.open()
+        await eventually("every frame arrives", timeout: .seconds(30)) {
+            sink.taken.values.map(\.count).reduce(0, +) == 600 && server.messages().count == 3
+        }
+        let taken = sink.taken
+        for (peer, ids) in sent {
+            let same = taken[peer] == ids
+            #expect(same, "frames of \(peer.shortDescription) lost or reordered")
+        }
+        #expect(sink.mostAtOnce == 1, "one session handed over two frames at once")
+        #expect(
+            server.messages().allSatisfy { if case .pair = $0 { true } else { false } }, "pair frames stay in events")
+        for client in clients { await client.stop() }
+        await server.stop()
+    }
+
     // MARK: Outbound bound
 
     @Test("a peer that floods pings and never reads is disconnected once its outbound queue fills")
@@ -410,5 +462,54 @@ struct BoundsTests {
         #expect(places.count == 0 && places.openCount == 1)
         session.closed()
         #expect(places.openCount == 0)
+    }
+}
+
+/// A payment-frame sink that holds every frame while it is closed, and records each one it took, per peer.
+private final class GatedSink: PaymentFrameSink {
+    private struct State {
+        var isOpen = false
+        var held: [CheckedContinuation<Void, Never>] = []
+        var taken: [PeerID: [UUID]] = [:]
+        var inFlight: [PeerID: Int] = [:]
+        var mostAtOnce = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// How many frames wait for the sink to open.
+    var waiting: Int { state.withLock { $0.held.count } }
+    /// The message IDs taken, per peer, in order.
+    var taken: [PeerID: [UUID]] { state.withLock { $0.taken } }
+    /// The most frames of one peer in the sink at once.
+    var mostAtOnce: Int { state.withLock { $0.mostAtOnce } }
+
+    func take(_ message: PaymentMessage, from peer: PeerID) async {
+        state.withLock {
+            $0.inFlight[peer, default: 0] += 1
+            $0.mostAtOnce = max($0.mostAtOnce, $0.inFlight[peer, default: 0])
+        }
+        await withCheckedContinuation { continuation in
+            let hold = state.withLock { state -> Bool in
+                guard !state.isOpen else { return false }
+                state.held.append(continuation)
+                return true
+            }
+            if !hold { continuation.resume() }
+        }
+        state.withLock {
+            $0.inFlight[peer, default: 0] -= 1
+            if let id = message.messageID { $0.taken[peer, default: []].append(id) }
+        }
+    }
+
+    /// Lets the held frames and every later one through.
+    func open() {
+        let held = state.withLock { state in
+            state.isOpen = true
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
     }
 }

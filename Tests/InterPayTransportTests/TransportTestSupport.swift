@@ -18,8 +18,10 @@ final class TestPeer: Sendable {
     private let recorded = Mutex<[SessionEvent]>([])
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
+    /// - Parameter sink: where payment frames go instead of `events` (`SessionManager.deliverPaymentFrames(to:)`).
     init(
-        name: String, logger: Logger? = nil, configure: (inout TransportConfiguration) -> Void = { _ in }
+        name: String, logger: Logger? = nil, sink: (any PaymentFrameSink)? = nil,
+        configure: (inout TransportConfiguration) -> Void = { _ in }
     ) async throws {
         directory = try TemporaryDirectory()
         let identity = try Identity.loadOrCreate(in: directory.url)
@@ -29,6 +31,7 @@ final class TestPeer: Sendable {
         var quiet = Logger(label: "test.\(name)")
         quiet.logLevel = .critical
         manager = try SessionManager(identity: identity, configuration: configuration, logger: logger ?? quiet)
+        if let sink { manager.deliverPaymentFrames(to: sink) }
         port = try await manager.start()
         let manager = self.manager
         let run = Task { _ = try? await manager.run() }
