@@ -6,23 +6,23 @@ import Synchronization
 
 /// One live session: its bounded outbound queue, when the peer last spoke, and the channel to close it.
 ///
-/// The outbound queue holds `outboundCapacity` frames while the peer reads slowly: a burst (a resend of a long
-/// outbox to a peer whose ledger is busy) may take it up to `outboundHardCapacity` as long as the writer keeps
-/// handing frames to the socket. A peer that lets it fill and reads nothing for `stallTimeout`, or lets it reach
-/// the hard bound, is not reading what we send, and is disconnected.
+/// Frames are written to the channel by whoever queues them (a ledger commit's frames from the commit's thread, in
+/// one hop to the event loop and one flush): no task sits between the two. The queue is the frames handed to the
+/// channel that the socket has not taken yet, counted until their writes complete. It holds `outboundCapacity`
+/// frames while the peer reads slowly: a burst (a resend of a long outbox to a peer whose ledger is busy) may take
+/// it up to `outboundHardCapacity` as long as writes keep completing. A peer that lets it fill and takes nothing for
+/// `stallTimeout`, or lets it reach the hard bound, is not reading what we send, and is disconnected.
 final class SessionHandle: Sendable {
     let info: SessionInfo
     /// Who dialed this connection (for resolving duplicates).
     let dialer: PeerID
     let channel: any Channel
-    let outgoing: AsyncStream<[OutboundFrame]>
     /// The frames that may wait to be written while the peer reads nothing.
     let outboundCapacity: Int
     /// The frames that may wait to be written at all.
     var outboundHardCapacity: Int { outboundCapacity * 8 }
-    /// How long the writer may hand no frame to the socket while `outboundCapacity` frames wait.
+    /// How long the socket may take no frame while `outboundCapacity` frames wait (or any frame, at a tick).
     let stallTimeout: Duration
-    private let continuation: AsyncStream<[OutboundFrame]>.Continuation
     private let logger: Logger
     private let state: Mutex<State>
     private let isWritable: @Sendable () -> Bool
@@ -34,11 +34,16 @@ final class SessionHandle: Sendable {
         /// When the peer last sent a frame for the daemon (not `ping` or `pong`): how idle the session is.
         var lastUsed = ContinuousClock.now
         var endReason: String?
+        /// Frames handed to the channel whose writes have not completed.
         var queued = 0
-        /// When the writer last finished a write or took frames while idle, or the queue last stopped being empty.
+        /// When a write last completed, or the queue last stopped being empty.
         var lastProgress = ContinuousClock.now
-        /// Whether the writer is inside a write (taken off the queue, not yet accepted by the socket).
-        var writing = false
+        /// No frame is queued any more (`finishOutbound`, or the session closed for not reading).
+        var finished = false
+        /// A write failed: the channel is closing.
+        var writeFailed = false
+        /// Waits in `outboundDone()` for the queue to empty once finished.
+        var doneWaiter: CheckedContinuation<Void, Never>?
         var overflowed = false
         /// Since when the channel has been seen unwritable at the keepalive ticks (nil: writable at the last one).
         var unwritableSince: ContinuousClock.Instant?
@@ -59,8 +64,6 @@ final class SessionHandle: Sendable {
         self.outboundCapacity = max(1, outboundCapacity)
         self.logger = logger
         self.state = Mutex(State(preferred: preferred))
-        // The count in `State.queued` bounds this stream: `enqueue` refuses a frame beyond `outboundCapacity`.
-        (outgoing, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// Queues a frame; false when the session is closing, or when the queue is full (see the type's documentation):
@@ -70,14 +73,14 @@ final class SessionHandle: Sendable {
         enqueue([frame])
     }
 
-    /// Queues frames that the writer writes together, with one flush (the frames of one ledger commit); false as for
-    /// one frame. Each frame counts toward the bounds.
+    /// Writes frames together, with one flush (the frames of one ledger commit); false as for one frame. Each frame
+    /// counts toward the bounds until its write completes.
     @discardableResult
     func enqueue(_ frames: [OutboundFrame]) -> Bool {
         guard !frames.isEmpty else { return true }
         let hard = outboundHardCapacity
         let admitted = state.withLock { state -> Bool? in
-            if state.overflowed { return false }
+            if state.overflowed || state.finished || state.writeFailed { return false }
             let stalled = state.queued >= outboundCapacity && ContinuousClock.now - state.lastProgress > stallTimeout
             guard state.queued + frames.count <= hard, !stalled else {
                 state.overflowed = true
@@ -94,16 +97,42 @@ final class SessionHandle: Sendable {
             return false
         }
         guard admitted else { return false }
-        if case .enqueued = continuation.yield(frames) { return true }
-        state.withLock { $0.queued -= frames.count }
-        return false
+        write(frames)
+        return true
     }
 
-    /// Closes the session when frames wait, or a write has not finished, and the writer has made no progress for
-    /// `stallTimeout` (it is blocked on a socket the peer does not read), whatever the count: a peer that stops
-    /// reading may also stop sending, and then nothing more is queued that `enqueue` could refuse. The writer takes
-    /// frames off the queue before it writes them, so a blocked write with an empty queue is a stall too. Asked at
-    /// each keepalive interval. True when it closed the session.
+    /// Hands `frames` to the channel on its event loop, in one hop and with one flush; their count leaves the queue
+    /// when the last one's write completes (the channel writes in order, so the earlier ones are written by then).
+    private func write(_ frames: [OutboundFrame]) {
+        let channel = channel
+        channel.eventLoop.execute {
+            for frame in frames.dropLast() { channel.write(frame, promise: nil) }
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            // `frames` is not empty (see `enqueue`).
+            channel.writeAndFlush(frames[frames.count - 1], promise: promise)
+            promise.futureResult.whenComplete { result in
+                let failed = if case .failure = result { true } else { false }
+                self.written(frames.count, failed: failed)
+            }
+        }
+    }
+
+    /// `count` frames were written (or failed to be: the channel is closing).
+    private func written(_ count: Int, failed: Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.queued -= count
+            state.lastProgress = .now
+            if failed { state.writeFailed = true }
+            guard state.writeFailed || (state.finished && state.queued == 0) else { return nil }
+            defer { state.doneWaiter = nil }
+            return state.doneWaiter
+        }
+        waiter?.resume()
+    }
+
+    /// Closes the session when frames wait and no write has completed for `stallTimeout` (the socket the peer does
+    /// not read takes nothing), whatever the count: a peer that stops reading may also stop sending, and then nothing
+    /// more is queued that `enqueue` could refuse. Asked at each keepalive interval. True when it closed the session.
     func closeIfStalled() -> Bool {
         // Bytes already handed to the channel that the peer does not take keep it unwritable even when nothing of ours
         // waits: seen unwritable at two ticks at least the stall timeout apart is a stall too.
@@ -116,7 +145,7 @@ final class SessionHandle: Sendable {
                 state.unwritableSince = now
             }
             guard !state.overflowed else { return false }
-            let writerStalled = (state.queued > 0 || state.writing) && now - state.lastProgress > stallTimeout
+            let writerStalled = state.queued > 0 && now - state.lastProgress > stallTimeout
             let unwritableFor = state.unwritableSince.map { now - $0 } ?? .zero
             let channelStalled = state.unwritableSince != nil && unwritableFor >= stallTimeout
             guard writerStalled || channelStalled else { return false }
@@ -136,7 +165,14 @@ final class SessionHandle: Sendable {
         logger.notice(
             "peer does not read; session closed",
             metadata: ["peer": "\(info.name)", "id": "\(info.peerID.shortDescription)", "queued": "\(queued)"])
-        continuation.finish()
+        let waiter = state.withLock { state in
+            state.finished = true
+            // What is queued will not be written: whoever waits for the queue to empty need not.
+            state.writeFailed = true
+            defer { state.doneWaiter = nil }
+            return state.doneWaiter
+        }
+        waiter?.resume()
         abort()
     }
 
@@ -157,29 +193,39 @@ final class SessionHandle: Sendable {
         }
     }
 
-    /// The writer took `count` frames off the queue, to write them now.
-    func dequeued(_ count: Int = 1) {
-        state.withLock {
-            $0.queued -= count
-            $0.lastProgress = .now
-            $0.writing = true
-        }
-    }
-
-    /// The writer's write finished: the socket took the frames.
-    func wrote() {
-        state.withLock {
-            $0.lastProgress = .now
-            $0.writing = false
-        }
-    }
-
-    /// Frames waiting to be written now.
+    /// Frames handed to the channel and not yet written now.
     var queued: Int { state.withLock { $0.queued } }
 
-    /// No more frames will be queued; the writer closes our side after the queued ones.
+    /// No more frames will be queued; `outboundDone()` returns once the queued ones are written.
     func finishOutbound() {
-        continuation.finish()
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.finished = true
+            guard state.queued == 0 else { return nil }
+            defer { state.doneWaiter = nil }
+            return state.doneWaiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once the queue is finished and written, a write failed, or the task is cancelled: then our side of
+    /// the connection may be closed.
+    func outboundDone() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state -> Bool in
+                    if state.writeFailed || (state.finished && state.queued == 0) || Task.isCancelled { return true }
+                    state.doneWaiter = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.doneWaiter = nil }
+                return state.doneWaiter
+            }
+            waiter?.resume()
+        }
     }
 
     /// Records that the peer sent something; `used` when it was a frame for the daemon.

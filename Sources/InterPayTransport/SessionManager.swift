@@ -562,13 +562,9 @@ public actor SessionManager {
         let peer = session.info.peerID
         return await withTaskGroup(of: SessionTask.self) { group in
             group.addTask {
-                for await frames in session.outgoing {
-                    session.dequeued(frames.count)
-                    // One flush for the frames queued together (one ledger commit's).
-                    do { try await outbound.write(contentsOf: frames) } catch { break }
-                    session.wrote()
-                }
-                // Nothing more to send (closeAll or the session ended): close our side.
+                // Frames are written by whoever queues them (`SessionHandle.enqueue`); once nothing more is to be
+                // sent (closeAll, or the session ended) and what was queued is written, close our side.
+                await session.outboundDone()
                 outbound.finish()
                 return .writer
             }

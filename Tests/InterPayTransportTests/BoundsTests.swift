@@ -322,23 +322,26 @@ struct BoundsTests {
     }
 
     /// A session handle of an inbound peer (its key a single byte) on a testing channel that any thread may use,
-    /// with an outbound queue bound of 4.
+    /// with an outbound queue bound of 4; the channel holds every write until `writes` releases it.
     private func testSession(
-        key: UInt8, stallTimeout: Duration = .seconds(5), isWritable: (@Sendable () -> Bool)? = nil
-    ) -> SessionHandle {
+        key: UInt8, stallTimeout: Duration = .seconds(5), writes: HeldWrites = HeldWrites(),
+        isWritable: (@Sendable () -> Bool)? = nil
+    ) async throws -> SessionHandle {
         var logger = Logger(label: "test.session")
         logger.logLevel = .critical
         let info = SessionInfo(
             peerID: PeerID(subjectPublicKeyInfoDER: [key]), name: "Peer", version: 1, remoteAddress: "127.0.0.1:1",
             direction: .inbound, since: Date(), capabilities: [], serial: 1)
+        let channel = NIOAsyncTestingChannel()
+        try await channel.pipeline.addHandler(writes)
         return SessionHandle(
-            info: info, dialer: info.peerID, channel: NIOAsyncTestingChannel(), outboundCapacity: 4, preferred: false,
+            info: info, dialer: info.peerID, channel: channel, outboundCapacity: 4, preferred: false,
             logger: logger, stallTimeout: stallTimeout, isWritable: isWritable)
     }
 
     @Test("time the reader spends waiting for the daemon is not the peer's silence")
     func heldReadsAreNotSilence() async throws {
-        let session = testSession(key: 3)
+        let session = try await testSession(key: 3)
         try await Task.sleep(for: .milliseconds(60))
         #expect(session.silence >= .milliseconds(50), "nothing read: the silence grows")
         session.holdReads(true)
@@ -351,7 +354,7 @@ struct BoundsTests {
     @Test("a connection that stays unwritable across ticks is a stall, even with nothing of ours waiting")
     func unwritableChannelIsAStall() async throws {
         let writable = Mutex(true)
-        let session = testSession(key: 4, stallTimeout: .milliseconds(50)) { writable.withLock { $0 } }
+        let session = try await testSession(key: 4, stallTimeout: .milliseconds(50)) { writable.withLock { $0 } }
         writable.withLock { $0 = false }
         #expect(!session.closeIfStalled(), "first seen unwritable: not yet a stall")
         writable.withLock { $0 = true }
@@ -364,45 +367,76 @@ struct BoundsTests {
         #expect(session.endReason?.contains("the connection has taken nothing") == true)
     }
 
-    @Test("the outbound queue: beyond its bound only while the writer makes progress, never beyond eight times it")
+    @Test("the outbound queue: beyond its bound only while writes complete, never beyond eight times it")
     func outboundQueueRules() async throws {
         let ping = OutboundFrame.message(.ping(nonce: 1))
 
-        // A writer that keeps taking frames: the queue may pass its bound, up to the hard bound.
-        let reading = testSession(key: 2, stallTimeout: .seconds(60))
+        // Writes that complete now and then: the queue may pass its bound, up to the hard bound.
+        let reading = try await testSession(key: 2, stallTimeout: .seconds(60))
         for _ in 0..<32 { #expect(reading.enqueue(ping)) }
         #expect(reading.queued == 32)
         #expect(!reading.enqueue(ping), "the hard bound (8 × 4) is reached: the session is closed")
         #expect(reading.endReason?.contains("peer not reading") == true)
         #expect(!reading.enqueue(ping))
 
-        // A writer that took nothing for longer than the stall timeout: full at the bound.
-        let stalled = testSession(key: 2, stallTimeout: .milliseconds(50))
+        // No write completed for longer than the stall timeout: full at the bound.
+        let stalled = try await testSession(key: 2, stallTimeout: .milliseconds(50))
         for _ in 0..<4 { #expect(stalled.enqueue(ping)) }
         try await Task.sleep(for: .milliseconds(100))
-        #expect(!stalled.enqueue(ping), "the bound is reached and the writer is stalled: the session is closed")
+        #expect(!stalled.enqueue(ping), "the bound is reached and nothing is written: the session is closed")
 
-        // Progress by the writer lets the queue pass the bound again.
-        let progressing = testSession(key: 2, stallTimeout: .milliseconds(50))
-        for _ in 0..<4 { #expect(progressing.enqueue(ping)) }
+        // A completed write lets the queue pass the bound again.
+        let writes = HeldWrites()
+        let progressing = try await testSession(key: 2, stallTimeout: .milliseconds(50), writes: writes)
+        for _ in 0..<5 { #expect(progressing.enqueue(ping)) }
+        await eventually("the writes reach the socket") { writes.count == 5 }
         try await Task.sleep(for: .milliseconds(100))
-        progressing.dequeued()
+        writes.release(1)
+        await eventually("one write completes") { progressing.queued == 4 }
         #expect(progressing.enqueue(ping) && progressing.enqueue(ping))
+        #expect(progressing.queued == 6)
 
-        // A write that does not finish is a stall even when the queue is empty (the writer took the frames first);
-        // a finished one is progress.
-        let blocked = testSession(key: 2, stallTimeout: .milliseconds(50)) { true }
+        // A write that does not complete is a stall however few frames wait; a completed one is progress.
+        let held = HeldWrites()
+        let blocked = try await testSession(key: 2, stallTimeout: .milliseconds(50), writes: held) { true }
         #expect(blocked.enqueue(ping))
-        blocked.dequeued()
-        blocked.wrote()
+        await eventually("the write reaches the socket") { held.count == 1 }
+        held.release(1)
+        await eventually("it completes") { blocked.queued == 0 }
         try await Task.sleep(for: .milliseconds(100))
-        #expect(!blocked.closeIfStalled(), "idle: the last write finished")
+        #expect(!blocked.closeIfStalled(), "idle: the last write completed")
         #expect(blocked.enqueue(ping))
-        blocked.dequeued()
-        #expect(blocked.queued == 0)
+        #expect(blocked.queued == 1)
         try await Task.sleep(for: .milliseconds(100))
         #expect(blocked.closeIfStalled(), "a write in flight for longer than the stall timeout")
         #expect(blocked.endReason?.contains("peer not reading") == true)
+    }
+
+    @Test("a finished queue is done once its writes complete; a write that fails ends it at once")
+    func outboundDone() async throws {
+        let ping = OutboundFrame.message(.ping(nonce: 1))
+        let writes = HeldWrites()
+        let session = try await testSession(key: 5, writes: writes)
+        #expect(session.enqueue(ping) && session.enqueue(ping))
+        await eventually("the writes reach the socket") { writes.count == 2 }
+        session.finishOutbound()
+        #expect(!session.enqueue(ping), "nothing is queued after the end")
+        let done = Task { await session.outboundDone() }
+        try await Task.sleep(for: .milliseconds(50))
+        writes.release(1)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(session.queued == 1, "one write still in flight")
+        writes.release(1)
+        await done.value
+        #expect(session.queued == 0)
+
+        let failing = HeldWrites()
+        let broken = try await testSession(key: 6, writes: failing)
+        #expect(broken.enqueue(ping))
+        await eventually("the write reaches the socket") { failing.count == 1 }
+        failing.fail()
+        await broken.outboundDone()
+        #expect(!broken.enqueue(ping), "a failed write ends the queue")
     }
 
     // MARK: Unauthenticated places per address
@@ -511,5 +545,38 @@ private final class GatedSink: PaymentFrameSink {
             return state.held
         }
         for continuation in held { continuation.resume() }
+    }
+}
+
+/// A socket that takes nothing until told: holds every write's promise until `release(_:)` or `fail()`.
+final class HeldWrites: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = Any
+
+    private let promises = Mutex<[EventLoopPromise<Void>?]>([])
+
+    /// Writes held now.
+    var count: Int { promises.withLock { $0.count } }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        promises.withLock { $0.append(promise) }
+    }
+
+    /// Completes the oldest `count` held writes.
+    func release(_ count: Int) {
+        let released = promises.withLock { held in
+            let first = Array(held.prefix(count))
+            held.removeFirst(first.count)
+            return first
+        }
+        for promise in released { promise?.succeed() }
+    }
+
+    /// Fails every held write.
+    func fail() {
+        let failed = promises.withLock { held in
+            defer { held = [] }
+            return held
+        }
+        for promise in failed { promise?.fail(ChannelError.ioOnClosedChannel) }
     }
 }
