@@ -87,7 +87,7 @@ final class SessionHandle: Sendable {
                 state.endReason = "peer not reading: \(state.queued) frames waiting to be sent"
                 return nil
             }
-            // An empty queue is no stall: the writer's time starts when there is something to write.
+            // An empty queue is no stall: the socket's time starts when there is something to write.
             if state.queued == 0 { state.lastProgress = .now }
             state.queued += frames.count
             return true

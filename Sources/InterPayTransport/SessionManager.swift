@@ -597,12 +597,12 @@ public actor SessionManager {
             } catch {
                 reason = session.endReason ?? String(describing: error)
             }
-            // Let the writer send what is queued (an error that explains the end comes last), bounded: a peer that
+            // Let what is queued be written (an error that explains the end comes last), bounded: a peer that
             // reads nothing must not keep the session open.
             session.finishOutbound()
             group.addTask {
                 try? await Task.sleep(for: Self.drainTimeout)
-                // Cancelled: the writer is done, and closing now could drop what it wrote but was not yet sent.
+                // Cancelled: the queue is written, and closing now could drop what the socket took but has not sent.
                 if !Task.isCancelled { session.channel.close(promise: nil) }
                 return .drainTimer
             }
