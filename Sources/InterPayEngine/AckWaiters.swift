@@ -18,7 +18,7 @@ final class AckWaiters: Sendable {
 
     private enum Entry {
         case registered
-        case waiting(CheckedContinuation<Outcome, Never>)
+        case waiting(@Sendable (Outcome) -> Void)
         case done(Outcome)
     }
 
@@ -31,11 +31,11 @@ final class AckWaiters: Sendable {
 
     /// Stops listening for `messageID`.
     func cancel(_ messageID: UUID) {
-        let waiter = entries.withLock { entries -> CheckedContinuation<Outcome, Never>? in
-            guard case .waiting(let continuation) = entries.removeValue(forKey: messageID) else { return nil }
-            return continuation
+        let waiter = entries.withLock { entries -> (@Sendable (Outcome) -> Void)? in
+            guard case .waiting(let answer) = entries.removeValue(forKey: messageID) else { return nil }
+            return answer
         }
-        waiter?.resume(returning: .timedOut)
+        waiter?(.timedOut)
     }
 
     /// Whether anyone listens for `messageID` (cheap: steps ask for every ack).
@@ -45,52 +45,59 @@ final class AckWaiters: Sendable {
 
     /// The answer to `messageID` arrived (or the frame was dropped): wakes its waiter, or keeps the outcome for it.
     func resolve(_ messageID: UUID, _ outcome: Outcome) {
-        let waiter = entries.withLock { entries -> CheckedContinuation<Outcome, Never>? in
+        let waiter = entries.withLock { entries -> (@Sendable (Outcome) -> Void)? in
             switch entries[messageID] {
             case .registered:
                 entries[messageID] = .done(outcome)
                 return nil
-            case .waiting(let continuation):
+            case .waiting(let answer):
                 entries.removeValue(forKey: messageID)
-                return continuation
+                return answer
             case .done, nil:
                 return nil
             }
         }
-        waiter?.resume(returning: outcome)
+        waiter?(outcome)
     }
 
     /// Waits up to `timeout` for the answer to a registered `messageID`, then forgets it.
+    func wait(for messageID: UUID, timeout: Duration) async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                wait(for: messageID, timeout: timeout) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            cancel(messageID)
+        }
+    }
+
+    /// Calls `answer` once: with the answer to a registered `messageID` when it comes (at once if it came already),
+    /// or with `.timedOut` after `timeout` or on `cancel`; then forgets `messageID`. It may be called on any thread:
+    /// the engine arms it on the commit's thread for a step whose caller waits for the answer in the same suspension.
     ///
     /// The deadline is a dispatch timer, not a task: a child task sleeping beside each wait cost two wake-ups of the
     /// cooperative pool per request (to start its sleep, and to end it when the answer came first), where a timer
     /// costs nothing until it fires. It fires once, after `timeout`; when the answer came first the entry is gone by
     /// then and `cancel` does nothing.
-    func wait(for messageID: UUID, timeout: Duration) async -> Outcome {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let ready = entries.withLock { entries -> Outcome? in
-                    switch entries[messageID] {
-                    case .done(let outcome):
-                        entries.removeValue(forKey: messageID)
-                        return outcome
-                    case .registered:
-                        entries[messageID] = .waiting(continuation)
-                        return nil
-                    case .waiting, nil:
-                        return .timedOut
-                    }
-                }
-                if let ready {
-                    continuation.resume(returning: ready)
-                    return
-                }
-                DispatchQueue.global().asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) {
-                    self.cancel(messageID)
-                }
+    func wait(for messageID: UUID, timeout: Duration, then answer: @escaping @Sendable (Outcome) -> Void) {
+        let ready = entries.withLock { entries -> Outcome? in
+            switch entries[messageID] {
+            case .done(let outcome):
+                entries.removeValue(forKey: messageID)
+                return outcome
+            case .registered:
+                entries[messageID] = .waiting(answer)
+                return nil
+            case .waiting, nil:
+                return .timedOut
             }
-        } onCancel: {
-            cancel(messageID)
+        }
+        if let ready {
+            answer(ready)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) {
+            self.cancel(messageID)
         }
     }
 

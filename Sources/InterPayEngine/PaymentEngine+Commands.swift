@@ -37,26 +37,16 @@ extension PaymentEngine {
             throw .invalid(error.description)
         }
         let messageID = UUID.timeOrdered()
-        if wait > .zero { waiters.register(messageID) }
-        let outcome: StepOutcome
-        do throws(EngineError) {
-            outcome = try await perform(concerning: payer) { [self] ledger in
-                try requestStep(
-                    payment, messageID: messageID, idempotencyKey: idempotencyKey, fingerprint: fingerprint,
-                    ledger: ledger, now: now)
-            }
-        } catch {
-            waiters.cancel(messageID)
-            throw error
+        // An idempotent retry returns the original payment, whose frame is not this one: nothing to wait for.
+        let (outcome, answer) = try await perform(
+            concerning: payer, awaitingAnswerTo: messageID, for: wait, if: { $0.record?.id == payment.id }
+        ) { [self] ledger in
+            try requestStep(
+                payment, messageID: messageID, idempotencyKey: idempotencyKey, fingerprint: fingerprint,
+                ledger: ledger, now: now)
         }
         guard let record = outcome.record else { throw .storage("the request step returned no payment") }
-        guard wait > .zero else { return record }
-        guard record.id == payment.id else {
-            // An idempotent retry: the original request's frame is not the one registered.
-            waiters.cancel(messageID)
-            return record
-        }
-        if case .answered(let answered?) = await waiters.wait(for: messageID, timeout: wait) { return answered }
+        if case .answered(let answered?) = answer { return answered }
         return record
     }
 

@@ -133,25 +133,13 @@ public final class PaymentEngine: Sendable {
         messageID: UUID, paymentID: UUID, wait: Duration,
         _ step: @escaping @Sendable (Ledger) throws -> StepOutcome
     ) async throws(EngineError) -> PaymentRecord {
-        waiters.register(messageID)
-        let outcome: StepOutcome
-        do throws(EngineError) {
-            outcome = try await perform(concerning: nil, step)
-        } catch {
-            waiters.cancel(messageID)
-            throw error
-        }
-        guard let record = outcome.record else {
-            waiters.cancel(messageID)
-            throw .storage("the step returned no payment")
-        }
-        guard !record.confirmed, wait > .zero else {
-            waiters.cancel(messageID)
-            return record
-        }
-        switch await waiters.wait(for: messageID, timeout: wait) {
+        let (outcome, answer) = try await perform(
+            concerning: nil, awaitingAnswerTo: messageID, for: wait,
+            if: { outcome in outcome.record.map { !$0.confirmed } ?? false }, step)
+        guard let record = outcome.record else { throw .storage("the step returned no payment") }
+        switch answer {
         case .answered(let answered?): return answered
-        case .answered(nil), .timedOut: return record
+        case nil, .answered(nil), .timedOut: return record
         case .dropped:
             do {
                 return try await database.payment(id: paymentID) ?? record
@@ -162,6 +150,42 @@ public final class PaymentEngine: Sendable {
                 return record  // the latest we can tell
             }
         }
+    }
+
+    /// Runs a local step that sends frame `messageID` and, when `shouldWait` holds for what it committed, waits up to
+    /// `wait` for the peer's answer to that frame, in one suspension: the step's completion arms the wait on the
+    /// commit's thread, so the caller is woken once (by the answer, or at the timeout) instead of once for the commit
+    /// and again for the answer. The answer is nil when no wait was wanted.
+    func perform(
+        concerning peer: PeerID?, awaitingAnswerTo messageID: UUID, for wait: Duration,
+        if shouldWait: @escaping @Sendable (StepOutcome) -> Bool,
+        _ body: @escaping @Sendable (Ledger) throws -> StepOutcome
+    ) async throws(EngineError) -> (StepOutcome, AckWaiters.Outcome?) {
+        guard wait > .zero else { return (try await perform(concerning: peer, body), nil) }
+        guard let pipeline else { throw .storage("the engine is shut down") }
+        let waiters = waiters
+        // Registered before the step is queued, so that the answer cannot come first unseen.
+        waiters.register(messageID)
+        let (outcome, answer) = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<(StepOutcome, AckWaiters.Outcome?), Never>) in
+                let done: @Sendable (StepOutcome) -> Void = { outcome in
+                    guard outcome.failure == nil, outcome.refusal == nil, shouldWait(outcome) else {
+                        waiters.cancel(messageID)
+                        continuation.resume(returning: (outcome, nil))
+                        return
+                    }
+                    waiters.wait(for: messageID, timeout: wait) { continuation.resume(returning: (outcome, $0)) }
+                }
+                pipeline.submit(Step(peer: peer, body: body, done: done))
+            }
+        } onCancel: {
+            // The step still commits; the wait after it ends at once.
+            waiters.cancel(messageID)
+        }
+        if let failure = outcome.failure { throw .storage(failure.description) }
+        if let refusal = outcome.refusal { throw refusal }
+        return (outcome, answer)
     }
 
     /// Runs a local step and returns its outcome once committed.

@@ -99,6 +99,38 @@ struct EngineLinkTests {
         await bob.stop()
     }
 
+    @Test(
+        "a decision nobody answers: `wait` ends at its timeout, a cancelled caller at once, each with the committed record",
+        .timeLimit(.minutes(1)))
+    func unansweredDecision() async throws {
+        let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
+        MemoryLink.connect(alice.link, bob.link)
+        let first = try await alice.engine.request(
+            from: bob.id, amount: try pesos(), memo: "", category: nil, expiresIn: 600, wait: .seconds(10))
+        let second = try await alice.engine.request(
+            from: bob.id, amount: try pesos(), memo: "", category: nil, expiresIn: 600, wait: .seconds(10))
+        MemoryLink.disconnect(alice.link, bob.link)
+        await eventually("the session is gone") { bob.link.session(with: alice.id) == nil }
+
+        let start = ContinuousClock.now
+        let timedOut = try await bob.engine.decide(.accept, paymentID: first.id, wait: .milliseconds(300))
+        #expect(ContinuousClock.now - start >= .milliseconds(300), "the wait lasts its timeout")
+        #expect(timedOut.state == .accepted && !timedOut.confirmed)
+
+        let waiting = Task {
+            try await bob.engine.decide(.reject(reason: "no"), paymentID: second.id, wait: .seconds(600))
+        }
+        await eventually("the decision is committed") {
+            (try? await bob.database.payment(id: second.id)?.state) == .rejected
+        }
+        waiting.cancel()
+        let cancelled = try await waiting.value
+        #expect(cancelled.state == .rejected && !cancelled.confirmed, "the committed record, tentative")
+        #expect(try await bob.database.outbox(peerID: alice.id).count == 2, "both decisions wait in the outbox")
+        await alice.stop()
+        await bob.stop()
+    }
+
     @Test("a request to a peer without a session fails at once and stores nothing")
     func unreachable() async throws {
         let (alice, bob) = (try MemoryNode("alice"), try MemoryNode("bob"))
