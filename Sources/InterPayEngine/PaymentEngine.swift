@@ -50,12 +50,13 @@ public final class PaymentEngine: Sendable {
     /// Engine events for watchers (the newest 1,024 are kept for a slow watcher).
     public let events: AsyncStream<EngineEvent>
     // Set once in `init`, after the closures it is built from can refer to `self`.
-    private let pipelineBox = Mutex<StepPipeline<Step, StepOutcome>?>(nil)
+    private let pipelineBox = Mutex<StepPipeline<Step, StepOutcome, PeerID>?>(nil)
     private let transactions = Atomic<Int>(0)
 
     /// An engine for the node `me` with its ledger and link.
     /// - Parameters:
-    ///   - inboundCapacity: how many frames from peers may wait for the ledger before `handle(_:)` waits.
+    ///   - inboundCapacity: how many frames from peers may wait for the ledger before `handle(_:)` waits (and a
+    ///     sixteenth of that from one peer).
     public init(
         me: PeerID, database: AppDatabase, link: any PaymentLink, acceptanceQuote: AcceptanceQuote? = nil,
         acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(), inboundCapacity: Int = 1_024,
@@ -71,7 +72,7 @@ public final class PaymentEngine: Sendable {
         self.requestLimits = requestLimits
         self.logger = logger
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
-        let pipeline = StepPipeline<Step, StepOutcome>(
+        let pipeline = StepPipeline<Step, StepOutcome, PeerID>(
             inboundCapacity: inboundCapacity,
             commit: { [database, weak self] steps in
                 self?.transactions.add(1, ordering: .relaxed)
@@ -87,7 +88,7 @@ public final class PaymentEngine: Sendable {
         pipelineBox.withLock { $0 = pipeline }
     }
 
-    private var pipeline: StepPipeline<Step, StepOutcome>? { pipelineBox.withLock { $0 } }
+    private var pipeline: StepPipeline<Step, StepOutcome, PeerID>? { pipelineBox.withLock { $0 } }
 
     // MARK: Steps
 
@@ -241,8 +242,9 @@ public final class PaymentEngine: Sendable {
 
     // MARK: Link events
 
-    /// Handles one link event in order: a frame's step is queued (waiting while `inboundCapacity` frames are), and
-    /// this returns before it commits; session events likewise.
+    /// Handles one link event in order: a frame's step is queued in its peer's lane (waiting while `inboundCapacity`
+    /// frames are, or a sixteenth of that from the peer), and this returns before it commits; session events likewise,
+    /// in the lane of the session's peer, so that they keep their place among its frames.
     public func handle(_ event: LinkEvent) async {
         guard let pipeline else { return }
         let now = Timestamp.now
@@ -253,7 +255,7 @@ public final class PaymentEngine: Sendable {
                     peer: session.peerID,
                     body: { [self] ledger in
                         try sessionUpStep(session, ledger: ledger, now: now)
-                    }))
+                    }), lane: session.peerID)
         case .down(let session):
             await pipeline.submitInbound(
                 Step(
@@ -265,7 +267,7 @@ public final class PaymentEngine: Sendable {
                         var outcome = StepOutcome()
                         outcome.events = [.peerDown(session)]
                         return outcome
-                    }))
+                    }), lane: session.peerID)
         case .frame(let message, let peer):
             await receive(message, from: peer, now: now)
         }
@@ -279,7 +281,7 @@ public final class PaymentEngine: Sendable {
             Step(
                 peer: peer,
                 body: { [self] ledger in try receiveStep(message, from: peer, quote: quote, ledger: ledger, now: now) },
-                answersFailureOf: message.messageID))
+                answersFailureOf: message.messageID), lane: peer)
     }
 
     /// The answer to a frame whose step failed: the peer resends it later.

@@ -270,7 +270,7 @@ struct StepPipelineTests {
     func backpressure() async throws {
         let gate = Gate()
         let done = Mutex<[Int]>([])
-        let pipeline = StepPipeline<Int, Int>(
+        let pipeline = StepPipeline<Int, Int, Int>(
             inboundCapacity: 4,
             commit: { steps in
                 gate.pass(steps)
@@ -279,7 +279,7 @@ struct StepPipelineTests {
         let submitted = Mutex(0)
         let feeder = Task {
             for step in 0..<20 {
-                await pipeline.submitInbound(step)
+                await pipeline.submitInbound(step, lane: nil)
                 submitted.withLock { $0 += 1 }
             }
         }
@@ -297,5 +297,42 @@ struct StepPipelineTests {
         #expect(done.withLock { $0 } == Array(0..<20), "in submission order")
         let batches = gate.state.withLock { $0.batches }
         #expect(batches.count < 20, "steps queued during a commit share the next one: \(batches)")
+    }
+
+    @Test("one peer's flood holds at most its lane's share of the queue, and the next batch takes from every lane")
+    func lanes() async throws {
+        let gate = Gate()
+        let done = Mutex<[Int]>([])
+        let pipeline = StepPipeline<Int, Int, String>(
+            inboundCapacity: 1_024, laneCapacity: 64, maxBatch: 8,
+            commit: { steps in
+                gate.pass(steps)
+                return steps
+            }, afterCommit: { results in done.withLock { $0 += results.map(\.1) } })
+        let flooded = Mutex(0)
+        let flood = Task {
+            for step in 0..<200 {
+                await pipeline.submitInbound(step, lane: "flooder")
+                flooded.withLock { $0 += 1 }
+            }
+        }
+        // The first batch is in its commit, held; the flooder's lane then fills and its reader waits.
+        await eventually("a batch is in its commit") { gate.state.withLock { !$0.batches.isEmpty } }
+        await eventually("the flooder's lane is full") { pipeline.queuedCount == 64 }
+        try await Task.sleep(for: .milliseconds(200))
+        let inFlight = gate.state.withLock { $0.batches.first?.count ?? 0 }
+        #expect(flooded.withLock { $0 } == inFlight + 64, "a batch in its commit, 64 queued, the next waits")
+        // Another peer's frames are queued at once: the flood left the rest of the queue to others.
+        for step in 1_000..<1_004 { await pipeline.submitInbound(step, lane: "other") }
+        #expect(pipeline.queuedCount == 68)
+        gate.open()
+        await flood.value
+        await eventually("every step committed") { done.withLock { $0.count } == 204 }
+        let batches = gate.state.withLock { $0.batches }
+        #expect(
+            batches.dropFirst().first == Array(inFlight..<inFlight + 4) + [1_000, 1_001, 1_002, 1_003],
+            "the next batch shares itself between the lanes: \(batches.prefix(3))")
+        let order = done.withLock { $0 }
+        #expect(order.filter { $0 < 1_000 } == Array(0..<200), "a lane's steps in their order")
     }
 }
