@@ -34,28 +34,42 @@ public struct Ledger {
             .fetchAll(db)
     }
 
-    /// How many of `peerID`'s requests to us are pending and not yet past expiry at `now`, counting at most
-    /// `limit` (a limit check needs no more, and the count then costs no more than the limit allows).
+    /// How many of `peerID`'s requests to us are pending and not yet past expiry at `now`, at most `limit`.
+    ///
+    /// The count kept by the ledger's triggers (`pendingRequestCount`, schema v13) less those past expiry that are
+    /// still pending: a lookup and a scan of the due ones, whatever the number pending.
     public func pendingIncomingCount(from peerID: PeerID, now: Timestamp, upTo limit: Int = .max) throws -> Int {
-        try Int.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT COUNT(*) FROM (SELECT 1 FROM payment WHERE state = 'pending' AND role = 'payer'
-                        AND peerID = ? AND expiresAt > ? LIMIT ?)
-                    """),
-            arguments: [peerID.description, now.secondsSince1970, Int64(clamping: limit)]) ?? 0
+        let count =
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT COALESCE((SELECT count FROM pendingRequestCount WHERE peerID = ?1), 0)
+                            - (SELECT COUNT(*) FROM payment INDEXED BY payment_pending_on_expiresAt
+                                WHERE state = 'pending' AND expiresAt <= ?2 AND role = 'payer' AND peerID = ?1)
+                        """),
+                arguments: [peerID.description, now.secondsSince1970]) ?? 0
+        return min(count, limit)
     }
 
-    /// How many requests to us from peers that are not paired are pending and not yet past expiry at `now`,
-    /// counting at most `limit`.
+    /// How many requests to us from peers that are not paired are pending and not yet past expiry at `now`, at most
+    /// `limit`: the kept counts of the peers not paired less their due requests, as `pendingIncomingCount`.
+    ///
+    /// `INDEXED BY` (here and above) holds the due requests' scan to the index of exactly the pending ones by due
+    /// time: the planner would otherwise take the peer's index and read all its payments, of any age and state.
     public func pendingIncomingCountFromUnpaired(now: Timestamp, upTo limit: Int = .max) throws -> Int {
-        try Int.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT COUNT(*) FROM (SELECT 1 FROM payment WHERE state = 'pending' AND role = 'payer'
-                        AND expiresAt > ? AND peerID NOT IN (SELECT peerID FROM trustedPeer) LIMIT ?)
-                    """),
-            arguments: [now.secondsSince1970, Int64(clamping: limit)]) ?? 0
+        let count =
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT COALESCE(
+                                (SELECT SUM(count) FROM pendingRequestCount
+                                    WHERE peerID NOT IN (SELECT peerID FROM trustedPeer)), 0)
+                            - (SELECT COUNT(*) FROM payment INDEXED BY payment_pending_on_expiresAt
+                                WHERE state = 'pending' AND expiresAt <= ?1 AND role = 'payer'
+                                    AND peerID NOT IN (SELECT peerID FROM trustedPeer))
+                        """),
+                arguments: [now.secondsSince1970]) ?? 0
+        return min(count, limit)
     }
 
     /// The frame with this `messageID` from `peer` already processed, with the answer given, if any.

@@ -41,7 +41,7 @@ struct WritePathMigrationTests {
         try queue.close()
 
         let database = try AppDatabase(path: path)
-        #expect(try await database.appliedMigrations().last == "v12-write-path")
+        #expect(try await database.appliedMigrations().contains("v12-write-path"))
         let paymentID = try #require(UUID(wireString: id))
         let record = try #require(try await database.payment(id: paymentID))
         #expect(record.state == .paid && record.paidMethod == .card && record.memo == "tacos")
@@ -56,7 +56,9 @@ struct WritePathMigrationTests {
             )
         }
         #expect(events == 2 && outbox == 1)
-        #expect(triggers == triggersBefore && triggers.count == 9)
+        // v13 adds the triggers that keep the pending request counts.
+        #expect(triggers.filter { !$0.hasPrefix("payment_pending_request_") } == triggersBefore)
+        #expect(triggersBefore.count == 9)
         for dropped in ["payment_open_on_expiresAt", "outbox_on_paymentID", "seenMessage_on_paymentID"] {
             #expect(!indexes.contains(dropped), "\(dropped) is dropped")
         }
