@@ -108,12 +108,7 @@ struct PendingRequestCountTests {
     func migratesAV12Ledger() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("ledger.sqlite")
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        AppDatabase.applySQLiteSettings()
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try AppDatabase.migrator.migrate(queue, upTo: "v12-write-path")
+        let (queue, path) = try ledger(migratedUpTo: "v12-write-path", in: directory)
         let (us, bob, carol) = (try Peers.us().description, try Peers.bob().description, try Peers.carol().description)
         try await queue.write { db in
             for (peer, state, role) in [

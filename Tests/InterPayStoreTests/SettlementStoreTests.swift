@@ -12,14 +12,7 @@ struct SettlementStoreTests {
     func migratesAnOldLedger() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("ledger.sqlite")
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        // As every ledger is opened: SQLite's process-wide settings before its first connection (this process's
-        // other tests count on them, SQLiteSettingsTests).
-        AppDatabase.applySQLiteSettings()
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try AppDatabase.migrator.migrate(queue, upTo: "v8-static-pins")
+        let (queue, path) = try ledger(migratedUpTo: "v8-static-pins", in: directory)
         let id = UUID().wireString
         let us = try Peers.us().description
         let bob = try Peers.bob().description

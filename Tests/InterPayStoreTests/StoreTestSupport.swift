@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import InterPayCore
 import InterPayTestSupport
 import Testing
@@ -114,4 +115,17 @@ func expectConstraintViolation(
         Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
     }
     return nil
+}
+
+/// A ledger file in `directory` with the schema as it was after `migration`, opened as every ledger is (foreign keys
+/// on, SQLite's process-wide settings applied before its first connection, which this process's other tests count on:
+/// SQLiteSettingsTests): for a migration's test to fill as an older version would have.
+func ledger(migratedUpTo migration: String, in directory: TemporaryDirectory) throws -> (DatabaseQueue, String) {
+    let path = directory.path("ledger.sqlite")
+    var configuration = Configuration()
+    configuration.foreignKeysEnabled = true
+    AppDatabase.applySQLiteSettings()
+    let queue = try DatabaseQueue(path: path, configuration: configuration)
+    try AppDatabase.migrator.migrate(queue, upTo: migration)
+    return (queue, path)
 }
