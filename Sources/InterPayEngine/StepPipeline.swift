@@ -51,6 +51,11 @@ final class StepPipeline<Step: Sendable, Outcome: Sendable, Lane: Hashable & Sen
             if head == steps.count {
                 steps.removeAll(keepingCapacity: true)
                 head = 0
+            } else if head >= 64, head * 2 >= steps.count {
+                // A lane that a steady flood never empties: drop the taken steps (and what their closures hold)
+                // once they are half the array, so its memory follows what waits, not what went through.
+                steps.removeFirst(head)
+                head = 0
             }
             return taken
         }
