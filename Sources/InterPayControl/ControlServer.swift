@@ -90,6 +90,7 @@ public actor ControlServer {
         do {
             try ControlSocketFile.applyPermissions(path, mode: permissions.socketMode, groupID: groupID)
         } catch {
+            // The permission error is what the caller must see; a channel that fails to close is already gone.
             try? await bound.channel.close()
             ControlSocketFile.remove(path, ifStill: identity)
             throw error

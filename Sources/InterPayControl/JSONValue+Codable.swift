@@ -4,6 +4,7 @@ extension JSONValue: Codable {
     /// Decodes any JSON value; integers that fit in `Int64` become `.int`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each `try?` asks whether the value is of that type; the last branch reports a value of none.
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {

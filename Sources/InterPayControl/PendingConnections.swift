@@ -41,6 +41,7 @@ final class PendingConnections: Sendable {
         }
         await withDiscardingTaskGroup { group in
             for connection in leftovers {
+                // Closing only: a connection that fails to close is already closed.
                 group.addTask { try? await connection.executeThenClose { _, _ in } }
             }
         }

@@ -338,6 +338,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     /// currency from one look-up of the rates for all of them.
     private func paymentList(_ views: [PaymentView]) async throws -> PaymentList {
         let convert = await conversions.quoter()
+        // A stored amount was checked when stored; one that no longer reads is listed without a conversion.
         return PaymentList(
             payments: views.map { view in
                 Self.info(view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
@@ -355,6 +356,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         let detail = try await database.paymentDetail(idPrefix: text)
         let view = try Self.only(text, in: detail.matches.map(\.record)).flatMap { _ in detail.matches.first }
         guard let view else { throw EngineError.notFound("payment '\(text)'") }
+        // As in `paymentList`: an amount that does not read is shown without a conversion.
         let converted = (try? view.record.amount).flatMap(await conversions.quoter())
         return PaymentDetailInfo(
             payment: Self.info(view.record, peerName: peerName(view), converted: converted),
@@ -394,6 +396,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
                     currency.map { Money(minorUnits: minor, currency: $0).formattedAmount } ?? String(minor)
                 }
                 var group = row.groupKey
+                // A stored peer ID was checked when stored; a key that no longer reads is shown as it is.
                 if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
                     let announced = sessions.session(with: id)?.name ?? row.announcedName
                     let name = PeerName(announcedName: announced, pinned: row.pinnedName).shown

@@ -80,6 +80,7 @@ struct Conversions: Sendable {
 
     /// The quote stored with an accepted payment; nil when none was stored.
     static func storedQuote(_ record: PaymentRecord) -> Conversion? {
+        // A stored quote's currency was checked when stored; one that no longer reads counts as no quote.
         guard let code = record.quoteCurrency, let minor = record.quoteMinor, let rate = record.quoteRate,
             let at = record.quoteRatesAt, let currency = try? CurrencyCode(code)
         else { return nil }

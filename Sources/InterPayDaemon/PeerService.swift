@@ -69,6 +69,7 @@ struct PeerService: Service, UsesDaemonServices {
                 }
             }
             group.addTask {
+                // Cancelled when the group ends: either way it is time to stop.
                 try? await gracefulShutdown()
                 stop.yield(nil)
             }
@@ -79,6 +80,7 @@ struct PeerService: Service, UsesDaemonServices {
                 while !Task.isCancelled {
                     await engine.tick()
                     await pairing.tick()
+                    // Only cancellation ends the sleep early, and the loop's condition checks it.
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
@@ -97,6 +99,7 @@ struct PeerService: Service, UsesDaemonServices {
             }
             logger.info("shutting down")
             await sessions.closeAll(reason: "shutting down")
+            // A grace for the closing frames; cancelled only when the daemon is stopping anyway.
             try? await Task.sleep(for: .milliseconds(100))
             group.cancelAll()
         }
@@ -208,6 +211,7 @@ struct PeerService: Service, UsesDaemonServices {
     }
 
     private func converted(_ record: PaymentRecord) async -> Quote? {
+        // A stored amount was checked when stored; one that no longer reads is shown without a conversion.
         guard let amount = try? record.amount else { return nil }
         return await conversions.quote(amount)
     }

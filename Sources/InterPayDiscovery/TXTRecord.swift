@@ -30,6 +30,7 @@ struct TXTRecord: Sendable, Hashable {
             values[key] = .some(value)
         }
         rawID = values["id"] ?? nil
+        // An `id` that is not a peer ID is kept as text (`rawID`) for the log; the session proves the real one.
         peerID = rawID.flatMap { try? PeerID(parsing: $0) }
         if let versionText = values["v"] {
             let entries = (versionText ?? "").split(separator: ",", omittingEmptySubsequences: true)

@@ -271,6 +271,7 @@ public actor SessionManager {
                     ContinuousClock.now < waitUntil,
                     !Task.isCancelled
                 {
+                    // Only cancellation ends the sleep early, and the loop's condition checks it.
                     try? await Task.sleep(for: .milliseconds(100))
                 }
                 if sessions[id] != nil { continue }
@@ -281,6 +282,7 @@ public actor SessionManager {
                 targets[key]?.pinnedPeerID = peerID
             }
             attempt = outcome.wasSession ? 0 : attempt + 1
+            // Only cancellation ends the back-off early, and the loop's condition checks it.
             try? await Task.sleep(for: configuration.reconnectBackoff.delay(attempt: max(attempt - 1, 0)))
         }
     }
@@ -476,6 +478,7 @@ public actor SessionManager {
                             "oversize frame before hello; connection closed",
                             metadata: ["address": "\(remote)", "error": "\(error)", "suppressed": "\(suppressed)"])
                     }
+                    // Best effort: the connection closes whether or not the peer gets the reason.
                     try? await outbound.write(
                         .message(.error(.init(code: .limitExceeded, message: String(error.description.prefix(200))))))
                     throw TransportError.handshakeFailed(error.description)
@@ -497,6 +500,7 @@ public actor SessionManager {
                     throw TransportError.handshakeFailed("first frame was not hello")
                 }
                 guard let version = ours.negotiatedVersion(with: theirs) else {
+                    // Best effort: the connection closes whether or not the peer gets the reason.
                     try? await outbound.write(
                         .message(.error(.init(code: .unsupportedVersion, message: "no common protocol version"))))
                     throw TransportError.noCommonVersion(
@@ -571,6 +575,7 @@ public actor SessionManager {
             group.addTask {
                 var nonce: UInt64 = 0
                 while !Task.isCancelled {
+                    // Only cancellation ends the sleep early, and the loop's condition checks it.
                     try? await Task.sleep(for: interval)
                     // A stalled writer first: a peer that neither reads nor sends is best described as not reading.
                     if session.closeIfStalled() { return .keepalive }
@@ -601,6 +606,7 @@ public actor SessionManager {
             // reads nothing must not keep the session open.
             session.finishOutbound()
             group.addTask {
+                // Only cancellation ends the sleep early; the next line tells the two apart.
                 try? await Task.sleep(for: Self.drainTimeout)
                 // Cancelled: the queue is written, and closing now could drop what the socket took but has not sent.
                 if !Task.isCancelled { session.channel.close(promise: nil) }
