@@ -247,6 +247,7 @@ let package = Package(
             name: "InterPayEngineTests",
             dependencies: [
                 "InterPayTestSupport", "InterPayEngine", "InterPayCore", "InterPayStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -15,6 +15,10 @@ public enum Limits {
     public static let maxReferenceLength = 100
     /// Largest receipt text, in UTF-8 bytes (a receipt with every field at its longest is far below it).
     public static let maxReceiptSize = 8_192
+    /// The most entries of `capabilities` in `hello` (PROTOCOL.md §7.2): the three defined fit many times over.
+    public static let maxCapabilities = 16
+    /// Longest entry of `capabilities` in `hello`.
+    public static let maxCapabilityLength = 32
     /// Longest agent string in `hello`.
     public static let maxAgentLength = 64
     /// How far a request's `createdAt` may be ahead of the receiver's clock, in seconds (PROTOCOL.md §10).
@@ -26,6 +30,9 @@ public enum Limits {
     public static let maxSeriesCount = 10_000
     /// Longest time zone identifier in a series offer (IANA names are far shorter).
     public static let maxTimeZoneLength = 64
+    /// The latest time a frame may carry: 9999-12-31T23:59:59Z (PROTOCOL.md §7.1). Calendar arithmetic on a time
+    /// near `Int64.max` (a peer's series `start` plus its zone's offset) would overflow.
+    public static let maxTime: Int64 = 253_402_300_799
     /// Protocol versions are numbered 1 to 65535.
     public static let versionRange = 1...65_535
 }

@@ -51,7 +51,20 @@ extension PaymentMessage {
                 throw DecodingError.dataCorruptedError(forKey: .name, in: container, debugDescription: problem)
             }
             self.name = name
-            self.capabilities = try container.decode([String].self, forKey: .capabilities)
+            // Bounded, as every text of a frame: the session keeps the list while it is up.
+            let capabilities = try container.decode([String].self, forKey: .capabilities)
+            guard capabilities.count <= Limits.maxCapabilities else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .capabilities, in: container,
+                    debugDescription: "at most \(Limits.maxCapabilities) entries")
+            }
+            for capability in capabilities {
+                if let problem = Limits.textProblem(in: capability, length: 1...Limits.maxCapabilityLength) {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .capabilities, in: container, debugDescription: problem)
+                }
+            }
+            self.capabilities = capabilities
             self.agent = try container.decodeText(forKey: .agent, length: 0...Limits.maxAgentLength)
         }
     }

@@ -126,8 +126,10 @@ public struct SubscriptionCalendar: Sendable, Hashable {
     /// The start's wall-clock time in `timeZone`.
     public let localStart: CivilDateTime
 
-    /// A schedule starting at `start`.
+    /// A schedule starting at `start`, taken as `Limits.maxTime` if later: a frame cannot carry a later time, and a
+    /// ledger written before that limit may still hold one, which would overflow the calendar's arithmetic.
     public init(start: Timestamp, period: SubscriptionPeriod, timeZone: TimeZone, fixedSeconds: Int64? = nil) {
+        let start = min(start, Timestamp(secondsSince1970: Limits.maxTime))
         self.start = start
         self.period = period
         self.timeZone = timeZone

@@ -40,6 +40,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         guard seconds >= 0 else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "time must not be negative")
         }
+        guard seconds <= Limits.maxTime else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "time must not be after 9999-12-31T23:59:59Z (\(Limits.maxTime))")
+        }
         self.secondsSince1970 = seconds
     }
 

@@ -106,14 +106,14 @@ extension PaymentEngine {
                     .error(.init(code: .notAuthorized, message: "payment ID not available", ref: frame.messageID)),
                     to: peer)
             }
-            // The same payment again under a new message ID: answer with its current state.
-            let ack = PaymentMessage.ack(
-                .init(
-                    ackedID: frame.messageID, paymentID: payment.id, state: existing.state.decisionState,
-                    reasonCode: existing.state.conflictReason))
-            let seenRow = try seen(frame.messageID, from: peer, payment: payment.id, answer: ack, now: now)
-            try ledger.apply(LedgerChange(seenMessage: seenRow))
-            return answering(stored: seenRow, to: peer)
+            // The same payment again under a new message ID: answer with its current state. It changes nothing, so
+            // it is not remembered (PROTOCOL.md §9.2): a peer sending it again and again must not grow the ledger.
+            return try answering(
+                .ack(
+                    .init(
+                        ackedID: frame.messageID, paymentID: payment.id, state: existing.state.decisionState,
+                        reasonCode: existing.state.conflictReason)),
+                to: peer)
         }
         var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
         var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
@@ -134,6 +134,11 @@ extension PaymentEngine {
             events += Self.transitionEvents(
                 rejection, paymentID: payment.id, now: now, cause: .local, messageID: rejectID)
             record.reason = Self.notPairedReason
+            // No series of ours with a peer not paired can be approved (its offers are stored declined): the link is
+            // dropped, as `standingApproval` drops a foreign one. Kept, a second request naming the same period broke
+            // the unique index on series and period, and every resend failed its step and logged an error.
+            record.seriesID = nil
+            record.seriesIndex = nil
             record.update(from: lifecycle, now: now)
             outgoing = try outboxRecords(for: rejection, payment: record, now: now, sending: plan.session != nil)
         }
@@ -248,7 +253,9 @@ extension PaymentEngine {
 
     /// The step for a peer's frame about one of its payments: a duplicate answered again, an unknown payment
     /// refused; else the lifecycle, `amend` on the record, the answer, all in one change (a record `amend` leaves
-    /// as it was is not written).
+    /// as it was is not written). The answer is remembered only when the frame changed the payment: one that changes
+    /// nothing is answered from the payment's state each time it comes (PROTOCOL.md §9.2), so that a peer repeating
+    /// a decision under new message IDs cannot grow the ledger.
     func receivePeerStep(
         _ event: PaymentLifecycle.Event, messageID: UUID, paymentID: UUID, from peer: PeerID, ledger: Ledger,
         now: Timestamp, amend: (inout PaymentRecord, [PaymentEventRecord]) -> Void
@@ -272,13 +279,17 @@ extension PaymentEngine {
         } else {
             record = before
         }
-        if let answer = Self.answerFrame(actions, paymentID: paymentID) {
+        let answer = Self.answerFrame(actions, paymentID: paymentID)
+        if let answer, change.payment != nil || !events.isEmpty {
             change.seenMessage = try seen(messageID, from: peer, payment: paymentID, answer: answer, now: now)
         }
         if !change.isEmpty { try ledger.apply(change) }
-        if let seen = change.seenMessage, let session = link.session(with: peer) {
+        guard let session = link.session(with: peer) else { return outcome }
+        if let seen = change.seenMessage {
             // The answer's bytes as stored with the seen row (a duplicate of the frame gets the same ones).
             outcome.transmissions = [Transmission(session: session, bodies: [Array(seen.response)])]
+        } else if let answer {
+            outcome.transmissions = [Transmission(session: session, bodies: [try encoded(answer)])]
         }
         return outcome
     }

@@ -260,10 +260,15 @@ public final class PaymentEngine: Sendable {
             await pipeline.submitInbound(
                 Step(
                     peer: nil,
-                    body: { ledger in
+                    body: { [self] ledger in
                         try ledger.upsertPeer(
                             PeerRecord(
                                 peerID: session.peerID, name: session.name, address: session.address, seenAt: now))
+                        // The session is gone: so is what was kept about it, else each fresh key that ever held a
+                        // session would leave its entry (and its `hello`) behind for good.
+                        flushedSessions.withLock { flushed in
+                            if flushed[session.peerID] == session { flushed.removeValue(forKey: session.peerID) }
+                        }
                         var outcome = StepOutcome()
                         outcome.events = [.peerDown(session)]
                         return outcome
@@ -344,6 +349,9 @@ public final class PaymentEngine: Sendable {
 
     /// How many ledger transactions the engine's steps have taken so far (for tests and benchmarks: steps share them).
     public var transactionCount: Int { transactions.load(ordering: .relaxed) }
+
+    /// How many peers' sessions the engine keeps state for (for tests: only sessions that are up).
+    var sessionStateCount: Int { flushedSessions.withLock { $0.count } }
 
     /// How many steps wait for a transaction now (for diagnostics and benchmarks).
     public var queuedSteps: Int { pipeline?.queuedCount ?? 0 }

@@ -91,7 +91,8 @@ public struct RequestLimiter: Sendable {
     /// The budget all peers that are not paired share.
     private var unpairedBucket: Bucket?
 
-    /// Beyond this many peers tracked, the peers whose budget is full again are forgotten.
+    /// Beyond this many peers tracked, the peers whose budget is full again are forgotten, and if that is not enough
+    /// the least recently seen, down to half this many: the map never holds more, whatever the number of keys.
     static let trackedPeers = 1_024
 
     /// A limiter with `limits`.
@@ -167,6 +168,15 @@ public struct RequestLimiter: Sendable {
             entry.key == peer || entry.value.refusalsUnlogged.values.contains { $0 > 0 }
                 || refilled(entry.value, capacity: limits.maxPerMinute, now: now).tokens < capacity
         }
+        let half = Self.trackedPeers / 2
+        guard buckets.count > half else { return }
+        // Fresh keys that keep being refused (each with a refusal still to report) or keep their budget in use would
+        // otherwise stay for good, and the map would be filtered again on every request. The least recently seen go,
+        // their unlogged refusals with them, down to half the bound: the next pruning is at least `half` new peers
+        // away. A forgotten peer gets a full budget again; peers not paired still share theirs (`unpairedBucket`).
+        let kept = buckets.sorted { $0.value.updatedAt > $1.value.updatedAt }.prefix(half)
+        buckets = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        buckets[peer] = bucket
     }
 }
 

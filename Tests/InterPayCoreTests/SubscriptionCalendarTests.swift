@@ -87,6 +87,21 @@ struct SubscriptionCalendarTests {
         #expect(overlap.due(1).secondsSince1970 == 1_760_833_800 + 7 * 86_400)
     }
 
+    @Test("a start at the largest time (stored before frames were bounded) is read as 9999-12-31, not a crash")
+    func latestStart() throws {
+        // A peer's offer with `start` = Int64.max in Tokyo (+09:00) made the calendar add the offset and trap, on
+        // every `list` after it was stored. Frames now refuse such a time; a ledger may still hold one.
+        for zone in [try Self.zone("Asia/Tokyo"), try Self.zone("America/New_York"), Self.utc] {
+            for period in [SubscriptionPeriod.week, .month, .year] {
+                let calendar = SubscriptionCalendar(
+                    start: Timestamp(secondsSince1970: .max), period: period, timeZone: zone)
+                #expect(calendar.start.secondsSince1970 == Limits.maxTime)
+                #expect(calendar.due(1) > calendar.start)
+                #expect(calendar.latestDue(at: .now, count: 12) == nil, "never due")
+            }
+        }
+    }
+
     @Test("the payee's time zone decides the day: 31 January 23:30 in New York is 1 February in UTC")
     func payeeTimeZone() throws {
         let newYork = try Self.zone("America/New_York")

@@ -19,7 +19,7 @@ final class MemoryNode: Sendable {
 
     init(
         _ name: String, inboundCapacity: Int = 1_024, signer: ReceiptSigner? = nil,
-        capabilities: [String] = [PaymentMessage.receiptsCapability]
+        capabilities: [String] = [PaymentMessage.receiptsCapability], acceptFrom: AcceptPolicy = .any
     ) throws {
         directory = try TemporaryDirectory()
         id = signer?.peerID ?? PeerID(subjectPublicKeyInfoDER: Array("key of \(name)".utf8))
@@ -28,7 +28,8 @@ final class MemoryNode: Sendable {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
         let engine = PaymentEngine(
-            me: id, database: database, link: link, requestLimits: .init(maxPending: .max, maxPerMinute: .max),
+            me: id, database: database, link: link, acceptFrom: acceptFrom,
+            requestLimits: .init(maxPending: .max, maxPerMinute: .max),
             inboundCapacity: inboundCapacity, receiptIssuer: signer.map { ReceiptIssuer(signer: $0, name: name) },
             logger: logger)
         self.engine = engine

@@ -74,6 +74,25 @@ struct RequestLimiterTests {
         #expect(limiter.trackedCount <= RequestLimiter.trackedPeers)
     }
 
+    @Test("fresh keys that are refused again and again are forgotten too: the map stays bounded")
+    func boundedUnderRefusals() {
+        // Every key is refused twice (pending limit reached), so each has a refusal left to report: before, such a
+        // key was kept for good and 2,000 keys stayed 2,000 entries.
+        var limiter = RequestLimiter(limits: .init(maxPending: 1, maxPerMinute: 60))
+        var last: PeerID?
+        for index in 0..<2_000 {
+            let peer = PeerID(subjectPublicKeyInfoDER: Array("refused \(index)".utf8))
+            #expect(limiter.admit(from: peer, pending: 1, now: at(Int64(index / 100)))?.log == 0)
+            #expect(limiter.admit(from: peer, pending: 1, now: at(Int64(index / 100)))?.log == nil)
+            last = peer
+        }
+        #expect(limiter.trackedCount <= RequestLimiter.trackedPeers)
+        #expect(limiter.trackedCount > RequestLimiter.trackedPeers / 4, "recent peers are still tracked")
+        if let last {
+            #expect(limiter.admit(from: last, pending: 1, now: at(20))?.log == nil, "the newest peer is remembered")
+        }
+    }
+
     @Test("fresh keys share one budget: 20 unpaired peers get twice one peer's rate, not twenty times")
     func unpairedShareABudget() {
         var limiter = RequestLimiter(limits: .init(maxPending: 100, maxPerMinute: 10))

@@ -615,6 +615,11 @@ def invalid_vectors():
     addj("hello-empty-name", "Display name is empty (must be 1-63 code points).", hello(name=""),
          "invalid-field")
     addj("hello-name-64", "Display name of 64 code points.", hello(name="n" * 64), "invalid-field")
+    addj("hello-capabilities-17", "hello with 17 capabilities (at most 16).",
+         hello(capabilities=["c%d" % i for i in range(17)]), "invalid-field")
+    addj("hello-capability-33", "hello with a capability of 33 code points (1-32).",
+         hello(capabilities=["receipts", "c" * 33]), "invalid-field")
+    addj("hello-capability-empty", "hello with an empty capability.", hello(capabilities=[""]), "invalid-field")
     addj("hello-name-newline", "Display name holding a newline, which could forge a log line (§5.3).",
          hello(name="bob\n<2>root login"), "invalid-field")
     addj("hello-name-peer-id", "Display name that is a whole peer ID (another peer's): names must never read as "
@@ -704,6 +709,11 @@ def invalid_vectors():
          series("offer", offer=series_offer(count=0)), "invalid-field")
     addj("series-offer-count-too-large", "series offer with count 10001.",
          series("offer", offer=series_offer(count=10001)), "invalid-field")
+    addj("series-offer-start-too-late", "series offer whose start is after 9999-12-31T23:59:59Z (the largest "
+         "integer: its zone's offset added to it overflowed).",
+         series("offer", offer=series_offer(start=9223372036854775807, timeZone="Asia/Tokyo")), "invalid-field")
+    addj("request-created-too-late", "createdAt one second after 9999-12-31T23:59:59Z.",
+         req_with(createdAt=253402300800, expiresAt=253402301700), "invalid-field")
     addj("series-offer-same-peer", "series offer whose payer is its payee.",
          series("offer", offer=series_offer(payer=ALICE)), "invalid-field", schemaDetectable=False,
          semanticCheck="payee-differs-payer")
