@@ -4,6 +4,7 @@ refused request fail."""
 
 import os
 import sqlite3
+import time
 import uuid
 
 import interpay_wire as wire
@@ -87,6 +88,24 @@ def run(h):
     h.check(failures == 0, "no step failed (%d 'could not process a frame' lines)" % failures)
     link_conn.close()
 
+    # T-RESIDUE: offer and end, again and again. Only offers waiting for the user were counted, so every ended one
+    # stayed, and every `list` read them all.
+    conn = h.connect(alice, mallory, name="gym", capabilities=["receipts", "subscriptions"])
+    rounds = 40
+    for index in range(rounds):
+        frame = offer(mallory["id"], alice.id, int(time.time()) + 86400)
+        conn.send(frame)
+        answer = conn.next_frame(lambda f: frame["messageID"] in (f.get("messageID"), f.get("ref")))
+        end = {"type": "series", "action": "end", "messageID": str(uuid.uuid4()), "seriesID": frame["seriesID"]}
+        conn.send(end)
+        ended = conn.next_frame(lambda f: end["messageID"] in (f.get("messageID"), f.get("ref")))
+        if answer is None or ended is None or ended.get("state") != "ended":
+            h.check(False, "each offer and its end are acknowledged", wire.describe(answer) + wire.describe(ended))
+            break
+    kept = ledger_count(h, "alice", "SELECT count(*) FROM series WHERE peerID = '%s'" % mallory["id"])
+    h.check(kept <= 16, "%d offers ended by their payee leave at most 16 series rows: %d" % (rounds, kept))
+    conn.close()
+
     # T-TIME, last (before its fix the daemon died here): an offer starting at the largest integer was stored and
     # acknowledged; adding Tokyo's offset to it then trapped the daemon on every `list` or `subscriptions` (and again
     # after each restart, the row being kept).
@@ -98,7 +117,7 @@ def run(h):
             "an offer starting after 9999-12-31 is refused as an invalid field", wire.describe(answer))
     last = offer(mallory["id"], alice.id, LATEST_TIME)
     conn.send(last)
-    answer = conn.next_frame(lambda f: f.get("messageID") == last["messageID"] or f.get("ref") == last["messageID"])
+    answer = conn.next_frame(lambda f: last["messageID"] in (f.get("messageID"), f.get("ref")))
     h.check(answer is not None and answer.get("type") == "series" and answer.get("action") == "ack",
             "an offer starting at 9999-12-31T23:59:59 is acknowledged", wire.describe(answer))
     for command in (["list"], ["subscriptions"]):

@@ -13,8 +13,9 @@ extension PaymentEngine {
         case end(reason: String?)
     }
 
-    /// How many offers may wait for this side's answer from one peer, and from all peers together; a further offer
-    /// is refused with `limit-exceeded` (SECURITY.md: floods of offers).
+    /// How many offers this side never approved (waiting for the user, or declined or ended before an approval) are
+    /// kept from one peer, and from all peers together: beyond, the oldest that are over make room, and when those
+    /// waiting fill the bound a further offer is refused with `limit-exceeded` (SECURITY.md: floods of offers).
     public static let maxOffersPerPeer = 16
     /// See `maxOffersPerPeer`.
     public static let maxOffersTotal = 256
@@ -214,8 +215,8 @@ extension PaymentEngine {
             }
             return try answering(seriesAck(frame, state: existing.state), to: peer)
         }
-        let counts = try ledger.offeredCounts(from: peer)
-        if counts.peer >= Self.maxOffersPerPeer || counts.all >= Self.maxOffersTotal {
+        guard try ledger.makeRoomForOffer(from: peer, perPeer: Self.maxOffersPerPeer, total: Self.maxOffersTotal)
+        else {
             logger.notice(
                 "subscription offer refused: too many offers waiting",
                 metadata: ["peer": "\(peer.shortDescription)", "series": "\(frame.seriesID.wireString)"])

@@ -73,5 +73,29 @@ extension AppDatabase {
                 peer.peerID.description, peer.name, peer.address, peer.firstSeen.secondsSince1970,
                 peer.lastSeen.secondsSince1970,
             ])
+        try forgetBarePeers(sparing: peer.peerID, in: db)
+    }
+
+    /// How many peers seen are remembered at most beyond those with a payment, a series or a pairing.
+    static let maxBarePeers = 1_024
+
+    /// Beyond `maxBarePeers`, forgets the peers seen longest ago that have no payment, series or pairing here, down
+    /// to three quarters of the bound (so the next pruning is a quarter of the bound of new keys away): keys cost
+    /// nothing, and each one that held a session once left its row for good.
+    static func forgetBarePeers(sparing current: PeerID, in db: Database) throws {
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM peer") ?? 0
+        guard total > maxBarePeers else { return }
+        let bare = """
+            SELECT peerID FROM peer
+            WHERE peerID <> ?
+                AND NOT EXISTS (SELECT 1 FROM trustedPeer WHERE trustedPeer.peerID = peer.peerID)
+                AND NOT EXISTS (SELECT 1 FROM payment WHERE payment.peerID = peer.peerID)
+                AND NOT EXISTS (SELECT 1 FROM series WHERE series.peerID = peer.peerID)
+            """
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(bare))", arguments: [current.description]) ?? 0
+        guard count > maxBarePeers else { return }
+        try db.execute(
+            sql: "DELETE FROM peer WHERE peerID IN (\(bare) ORDER BY lastSeen, peerID LIMIT ?)",
+            arguments: [current.description, count - maxBarePeers * 3 / 4])
     }
 }

@@ -30,15 +30,32 @@ extension Ledger {
             .fetchAll(db)
     }
 
-    /// How many offers are waiting for this side's answer: from `peerID`, and from everyone (bounds on offers).
-    public func offeredCounts(from peerID: PeerID) throws -> (peer: Int, all: Int) {
-        let peer =
-            try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM series WHERE role = 'payer' AND state = 'offered' AND peerID = ?",
-                arguments: [peerID.description]) ?? 0
-        let all =
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM series WHERE role = 'payer' AND state = 'offered'") ?? 0
-        return (peer, all)
+    /// Makes room for one more offer from `peerID` among the offers this side never approved (waiting for the user,
+    /// or declined or ended before any approval): at most `perPeer` of the peer's and `total` of everyone's are kept.
+    /// The oldest that are over and have no payment go first. False when the rest fill a bound (offers waiting for
+    /// the user, or with payments): the new offer is then refused.
+    ///
+    /// Counting only the waiting offers let a peer offer and end, or (with `accept_from = "paired"`) just offer,
+    /// again and again: a row each, for good, and every `list` read them all.
+    public func makeRoomForOffer(from peerID: PeerID, perPeer: Int, total: Int) throws -> Bool {
+        let unapproved = "role = 'payer' AND capMinor IS NULL"
+        func room(_ scope: String, _ arguments: StatementArguments, limit: Int) throws -> Bool {
+            let count =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM series WHERE \(unapproved)\(scope)", arguments: arguments)
+                ?? 0
+            guard count >= limit else { return true }
+            try db.execute(
+                sql: """
+                    DELETE FROM series WHERE id IN (
+                        SELECT id FROM series WHERE \(unapproved)\(scope) AND state IN ('declined', 'ended')
+                            AND NOT EXISTS (SELECT 1 FROM payment WHERE payment.seriesID = series.id)
+                        ORDER BY updatedAt, id LIMIT ?)
+                    """, arguments: arguments + [count - limit + 1])
+            return db.changesCount == count - limit + 1
+        }
+        return try room(" AND peerID = ?", [peerID.description], limit: perPeer)
+            && room("", [], limit: total)
     }
 }
 

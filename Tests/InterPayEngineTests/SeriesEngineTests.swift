@@ -205,14 +205,39 @@ struct SeriesEngineTests {
         let stored = try await bob.database.seriesList().map(\.series.id)
         #expect(stored.count == PaymentEngine.maxOffersPerPeer)
         #expect(Set(stored) == Set(offered.prefix(PaymentEngine.maxOffersPerPeer)))
-        // Declining one makes room: the refused offer, resent on the next session, is stored then.
+        // Declining one makes room: the refused offer, resent on the next session, is stored then, and the declined
+        // one, the oldest never approved, goes.
         _ = try await bob.engine.command(.decline(reason: nil), seriesID: offered[0])
         MemoryLink.disconnect(alice.link, bob.link)
         await eventually("apart") { alice.link.session(with: bob.id) == nil }
         MemoryLink.connect(alice.link, bob.link)
         await eventually("the refused offer arrives on the next session") {
-            (try? await bob.database.seriesList().count) == PaymentEngine.maxOffersPerPeer + 1
+            (try? await bob.database.seriesList().map(\.series.id).contains(offered[PaymentEngine.maxOffersPerPeer]))
+                == true
         }
+        let after = try await bob.database.seriesList().map(\.series.id)
+        #expect(Set(after) == Set(offered.dropFirst()))
+        await alice.stop()
+        await bob.stop()
+    }
+
+    @Test("a payee that offers and ends, again and again, leaves at most the per-peer bound of rows")
+    func offerAndEndAgain() async throws {
+        let (alice, bob) = try await Self.pair()
+        let rounds = PaymentEngine.maxOffersPerPeer * 3
+        for _ in 0..<rounds {
+            let series = try await alice.engine.offerSeries(
+                to: bob.id, amount: try pesos(), period: .week, memo: "", category: nil, timeZone: "UTC")
+            await eventually("the payer holds the offer") {
+                (try? await bob.database.seriesList().map(\.series.id).contains(series.id)) == true
+            }
+            _ = try await alice.engine.command(.end(reason: nil), seriesID: series.id)
+            await eventually("the payer saw it end") {
+                (try? await bob.database.seriesList().first { $0.series.id == series.id }?.series.state) == .ended
+            }
+        }
+        // Before, every round left its row: 48 here, and as many as a peer cared to send.
+        #expect(try await bob.database.seriesList().count == PaymentEngine.maxOffersPerPeer)
         await alice.stop()
         await bob.stop()
     }
