@@ -98,6 +98,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
             throw RPCError.unavailable("the web app is off (interpayd --no-web, or [web] enabled = false)")
         }
         let port = shared.webPort
+        if port == 0, let failure = shared.webFailure { throw RPCError.unavailable(failure) }
         guard port != 0 else { throw RPCError.unavailable("the web app is not listening yet") }
         return WebLogin(
             url: address.loginURL(port: port, token: webToken), address: address.host, port: Int64(port))

@@ -123,7 +123,8 @@ public enum Daemon {
                 WebService(
                     address: address, handler: methods, access: WebAccess(token: webToken, host: address.host),
                     logger: logger,
-                    onListening: { port in shared.webPort = port }))
+                    onListening: { port in shared.webPort = port },
+                    onFailure: { failure in shared.webFailure = failure.description }))
         }
         return [HangupService(logger: logger), peers] + web + [control, notify]
     }
@@ -131,7 +132,14 @@ public enum Daemon {
 
 /// What the services share at run time: the listening port and the discovery state, for `status`.
 final class SharedState: Sendable {
-    private let state = Mutex<(port: Int, discovery: String, webPort: Int)>((0, "starting", 0))
+    private let state = Mutex<(port: Int, discovery: String, webPort: Int, webFailure: String?)>(
+        (0, "starting", 0, nil))
+
+    /// Why the web app is not served, when it could not listen.
+    var webFailure: String? {
+        get { state.withLock { $0.webFailure } }
+        set { state.withLock { $0.webFailure = newValue } }
+    }
 
     /// The web app's bound port, 0 while it is not listening (or off).
     var webPort: Int {

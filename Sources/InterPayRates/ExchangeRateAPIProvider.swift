@@ -148,6 +148,10 @@ public struct ExchangeRateAPIProvider: RatesProvider {
         }
         let lastUpdate = try timestamp(document, "time_last_update_unix", url: url)
         let nextUpdate = try timestamp(document, "time_next_update_unix", url: url)
+        // Rates from the future would never show their age (nor ever be stale): a day of clock skew is allowed.
+        guard lastUpdate <= fetchedAt.adding(seconds: 86_400) else {
+            throw .malformedResponse(url: url, reason: "\"time_last_update_unix\" is more than a day ahead")
+        }
         guard case .object(let members) = document["conversion_rates"] ?? document["rates"] else {
             throw .malformedResponse(url: url, reason: "the \"conversion_rates\" object is missing")
         }

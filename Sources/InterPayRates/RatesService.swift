@@ -92,9 +92,16 @@ public actor RatesService {
 
     // MARK: Fetching
 
+    /// The longest a snapshot counts as current after its fetch, whatever its `nextUpdate` says: the provider
+    /// publishes daily. One response naming a next update far ahead (a compromised endpoint, or anyone on the path
+    /// of a plain `http://` template) otherwise stopped every later fetch for good, since the snapshot is kept in the
+    /// ledger across restarts.
+    public static let maximumFreshness: Int64 = 86_400
+
     /// Whether nothing newer than `snapshot` can be fetched yet.
     private func isCurrent(_ snapshot: RateSnapshot, now: Timestamp) -> Bool {
-        now < snapshot.nextUpdate || now < snapshot.fetchedAt.adding(seconds: minimumRefetchInterval)
+        let freshUntil = min(snapshot.nextUpdate, snapshot.fetchedAt.adding(seconds: Self.maximumFreshness))
+        return now < freshUntil || now < snapshot.fetchedAt.adding(seconds: minimumRefetchInterval)
     }
 
     /// Fetches and caches the rates of `base`, joining a fetch already under way.

@@ -1,7 +1,8 @@
 import Hummingbird
+import HummingbirdCore
 public import InterPayControl
 public import Logging
-import NIOCore
+public import NIOCore
 public import ServiceLifecycle
 
 /// Serves the web app (`WebApp`) on a loopback address until graceful shutdown.
@@ -11,21 +12,40 @@ public struct WebService: Service, CustomStringConvertible {
     let access: WebAccess
     let logger: Logger
     let onListening: @Sendable (Int) -> Void
+    let onFailure: @Sendable (WebServiceError) -> Void
+
+    let maxConnections: Int
+    let idleTimeout: TimeAmount
+
+    /// Connections served at once (by default); further ones wait in the listen backlog (the kernel's, not the
+    /// daemon's descriptors). Browsers open six per host; the rest is room for `curl` and a second window.
+    public static let maxConnections = 32
+    /// How long a connection may sit without a request in progress, or dribble a request's head, before it is
+    /// closed (by default). A response being written (the live events stream) is never cut by it. Before, a local
+    /// user holding idle connections could take every descriptor of the daemon, peers' sessions included.
+    public static let idleTimeout = TimeAmount.seconds(10)
 
     /// A service answering on `address` with `handler`'s methods, letting in whoever has `access`'s token;
-    /// `onListening` is told the bound port.
+    /// `onListening` is told the bound port, `onFailure` why the app cannot be served.
     public init(
         address: WebListenAddress, handler: any ControlHandler, access: WebAccess, logger: Logger,
-        onListening: @escaping @Sendable (Int) -> Void
+        onListening: @escaping @Sendable (Int) -> Void,
+        onFailure: @escaping @Sendable (WebServiceError) -> Void = { _ in },
+        maxConnections: Int = Self.maxConnections, idleTimeout: TimeAmount = Self.idleTimeout
     ) {
+        self.maxConnections = maxConnections
+        self.idleTimeout = idleTimeout
         self.address = address
         self.handler = handler
         self.access = access
         self.logger = logger
         self.onListening = onListening
+        self.onFailure = onFailure
     }
 
-    /// Runs the server; throws `WebServiceError` when it cannot listen.
+    /// Runs the server until graceful shutdown. When it cannot listen (its port taken, perhaps by another local
+    /// user), it logs why, tells `onFailure`, and waits for the shutdown without serving: the web app is a view of
+    /// the daemon, and its failure must not stop the payments (a service that throws ends the whole group).
     public func run() async throws {
         let access = self.access
         let logger = self.logger
@@ -33,7 +53,10 @@ public struct WebService: Service, CustomStringConvertible {
         let address = self.address
         let application = Application(
             router: WebApp.router(handler: handler, access: access),
-            configuration: .init(address: .hostname(address.host, port: address.port), reuseAddress: true),
+            server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            configuration: .init(
+                address: .hostname(address.host, port: address.port), reuseAddress: true,
+                availableConnectionsDelegate: MaximumAvailableConnections(maxConnections)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? address.port
                 access.port = port
@@ -46,7 +69,11 @@ public struct WebService: Service, CustomStringConvertible {
         do {
             try await application.run()
         } catch {
-            throw WebServiceError.cannotServe(address: address.description, reason: String(describing: error))
+            let failure = WebServiceError.cannotServe(address: address.description, reason: String(describing: error))
+            logger.error("the web app is not served; the daemon runs on without it", metadata: ["error": "\(failure)"])
+            onFailure(failure)
+            // Only cancellation ends the wait, and then the service is done anyway.
+            try? await gracefulShutdown()
         }
     }
 

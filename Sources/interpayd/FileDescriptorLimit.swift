@@ -1,4 +1,5 @@
 import Foundation
+import InterPayWeb
 
 /// The process's limit on open file descriptors (`RLIMIT_NOFILE`).
 ///
@@ -31,10 +32,11 @@ enum FileDescriptorLimit {
     }
 
     /// The descriptors the daemon may need with these limits: every session and unauthenticated connection, up to
-    /// 64 closing connections, and a reserve for the ledger, the control socket, dials and the runtime (which
-    /// crashes, rather than fails, when it cannot get a descriptor for a timer).
+    /// 64 closing connections, the web app's connections (`WebService.maxConnections`), and a reserve for the
+    /// ledger, the control socket, dials and the runtime (which crashes, rather than fails, when it cannot get a
+    /// descriptor for a timer).
     static func needed(maxSessions: Int, maxUnauthenticated: Int) -> UInt64 {
-        UInt64(maxSessions + maxUnauthenticated + 64 + 128)
+        UInt64(maxSessions + maxUnauthenticated + 64 + WebService.maxConnections + 128)
     }
 
     #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import Foundation
 import InterPayCore
 import InterPayDaemon
 import InterPayStore
@@ -52,6 +53,32 @@ struct RatesServiceTests {
             #expect(server.requestCount(path) == 2)
             #expect(refreshed.snapshot.fetchedAt == at(RatesFixtures.nextUpdate))
             #expect(!refreshed.isStale)
+        }
+    }
+
+    @Test("a next-update far ahead holds the rates a day at most; rates updated in the future are refused")
+    func nextUpdateBounded() async throws {
+        let forever = RatesFixtures.usdSuccess.replacingOccurrences(
+            of: "\"time_next_update_unix\": 1700086400", with: "\"time_next_update_unix\": 9223372036854775807")
+        try await withFixtureServer([path: .body(status: 200, forever)]) { server in
+            let database = try AppDatabase.inMemory()
+            let service = try makeService(server, database: database)
+            let fetchedAt = RatesFixtures.lastUpdate + 100
+            _ = try await service.rates(base: usd, now: at(fetchedAt))
+            _ = try await service.rates(base: usd, now: at(fetchedAt + RatesService.maximumFreshness - 1))
+            #expect(server.requestCount(path) == 1)
+            // Before, the rates of that one response were served for good, across restarts.
+            let restarted = try makeService(server, database: database)
+            _ = try await restarted.rates(base: usd, now: at(fetchedAt + RatesService.maximumFreshness))
+            #expect(server.requestCount(path) == 2)
+        }
+        let future = RatesFixtures.usdSuccess.replacingOccurrences(
+            of: "\"time_last_update_unix\": 1700000000", with: "\"time_last_update_unix\": 1800000000")
+        try await withFixtureServer([path: .body(status: 200, future)]) { server in
+            let service = try makeService(server, database: try AppDatabase.inMemory())
+            await #expect(throws: RatesError.self) {
+                _ = try await service.rates(base: self.usd, now: self.at(RatesFixtures.lastUpdate))
+            }
         }
     }
 

@@ -39,6 +39,20 @@ struct SeriesStoreTests {
         #expect(try await database.series(idPrefix: String(seriesID.wireString.prefix(6))).map(\.id) == [seriesID])
     }
 
+    @Test("a series stored with a start later than a frame may carry still reads: the wire's bound is not the ledger's")
+    func lateStartStillReads() async throws {
+        // A ledger written before frames were bounded may hold a peer's `start` of 2^63 - 1: decoded with the wire's
+        // bound, that row, and with it every list of series, would not read.
+        let database = try AppDatabase.inMemory()
+        let series = SeriesRecord(id: UUID(), offer: try Self.offer(), role: .payer, state: .offered, now: at())
+        var change = LedgerChange()
+        change.series = series
+        try await database.apply(change)
+        try await execute("UPDATE series SET start = \(Int64.max)", in: database)
+        let views = try await database.seriesList()
+        #expect(views.count == 1 && views[0].series.start == Timestamp(secondsSince1970: .max))
+    }
+
     @Test("constraints: an ended series stays ended, the last period never goes back, one payment per period")
     func constraints() async throws {
         let database = try AppDatabase.inMemory()

@@ -1,0 +1,100 @@
+import Foundation
+import InterPayControl
+import InterPayWeb
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// The web app's listener against a local user who takes its port or holds connections (SECURITY.md W-LISTEN).
+@Suite("Web app listener", .serialized, .timeLimit(.minutes(1)))
+struct WebServiceTests {
+    static let logger = Logger(label: "web-service-test")
+
+    /// Runs `service` in a service group until `body` returns, then shuts the group down; the group's error, if any.
+    static func running(
+        _ service: WebService, _ body: () async throws -> Void
+    ) async throws -> (any Error)? {
+        let group = ServiceGroup(
+            configuration: .init(services: [service], gracefulShutdownSignals: [], logger: logger))
+        let run = Task { () -> (any Error)? in
+            do {
+                try await group.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await body()
+        await group.triggerGracefulShutdown()
+        return await run.value
+    }
+
+    /// Whether the peer closes `channel` within `limit`; closes it here when not.
+    static func closes(_ channel: any Channel, within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while channel.isActive, ContinuousClock.now < deadline {
+            // Only cancellation ends the sleep early, and then the test is over anyway.
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard channel.isActive else { return true }
+        // Already closed by the other end in between: nothing to do.
+        try? await channel.close()
+        return false
+    }
+
+    @Test("a port already taken leaves the web app off and the group running, with the reason told")
+    func portTaken() async throws {
+        // Another process holds the port first (a local user can, before the daemon starts).
+        let squatter = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 0)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(squatter.localAddress?.port)
+        let failure = Mutex<String?>(nil)
+        let service = WebService(
+            address: try WebListenAddress(parsing: "127.0.0.1:\(port)"), handler: FakeHandler(),
+            access: WebAccess(token: "t"), logger: Self.logger, onListening: { _ in },
+            onFailure: { error in failure.withLock { $0 = error.description } })
+        let error = try await Self.running(service) {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while failure.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        // Before, the service threw, and a service that throws ends the daemon's whole group.
+        #expect(error == nil, "the group ended with \(String(describing: error))")
+        #expect(failure.withLock { $0 }?.contains("cannot serve the web app on 127.0.0.1:\(port)") == true)
+        try await squatter.close()
+    }
+
+    @Test("connections that send nothing are closed after the idle timeout")
+    func idleConnectionsClosed() async throws {
+        let bound = Mutex<Int>(0)
+        let service = WebService(
+            address: try WebListenAddress(parsing: "127.0.0.1:0"), handler: FakeHandler(),
+            access: WebAccess(token: "t"), logger: Self.logger, onListening: { port in bound.withLock { $0 = port } },
+            maxConnections: 8, idleTimeout: .milliseconds(300))
+        let error = try await Self.running(service) {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while bound.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let port = bound.withLock { $0 }
+            try #require(port != 0)
+            // Idle clients, as a local user holding the listener's connections would open them; before, they stayed
+            // open for good, each a descriptor of the daemon.
+            var idle: [any Channel] = []
+            for _ in 0..<4 {
+                idle.append(
+                    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                        .connect(host: "127.0.0.1", port: port).get())
+            }
+            for channel in idle {
+                #expect(await Self.closes(channel, within: .seconds(5)), "an idle connection is closed by the server")
+            }
+        }
+        #expect(error == nil)
+    }
+}
