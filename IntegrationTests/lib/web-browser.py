@@ -9,13 +9,16 @@ inside a lan-sandbox host:
 
 The two browsers meet through files in WORK. Every check prints "PASS ..." or "FAIL ..."; screenshots go to
 WORK/screenshots/."""
+import http.client
 import json
 import os
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 role, work, cli, socket = sys.argv[1:5]
@@ -222,7 +225,9 @@ def request(url, method="GET", headers=None, host=None):
 def security():
     daemon = sys.argv[5]
     web = interpay("web")
-    token = web["url"].split("token=")[1]
+    # The URL carries a one-time login code; scripts use the token of the state directory.
+    with open(os.path.join(work, "alice", "web-token")) as file:
+        token = file.read().strip()
     base = f"http://127.0.0.1:{web['port']}"
     status = interpay("status")
     check(status.get("webPort") == web["port"] and web["port"] not in (0, 7780),
@@ -234,6 +239,41 @@ def security():
           and headers.get("X-Content-Type-Options") == "nosniff"
           and not any(h.lower().startswith("access-control") for h in headers),
           "CSP default-src 'self' and frame-ancestors 'none', nosniff, no CORS header")
+    # The URL of `interpay web` logs in once, and its session cookie is not the token (SECURITY.md W-TOKEN-ARGV).
+    login = urllib.parse.urlsplit(interpay("web")["url"])
+    answers = []
+    for _ in range(2):
+        connection = http.client.HTTPConnection("127.0.0.1", web["port"], timeout=5)
+        connection.request("GET", f"{login.path}?{login.query}")
+        answer = connection.getresponse()
+        answers.append((answer.status, answer.getheader("Set-Cookie") or ""))
+        connection.close()
+    session = answers[0][1].split(";")[0]
+    check(answers[0][0] == 303 and session.startswith("interpay_session=") and token not in session,
+          f"the login URL opens a session whose cookie is not the token ({answers[0][0]})")
+    check(answers[1][0] == 401, f"the login URL works once ({answers[1][0]})")
+    code, _, _ = request(base + "/api/status", headers={"Cookie": session})
+    check(code == 200, f"the session's cookie is let in ({code})")
+    code, _, _ = request(base + "/api/status", headers={"Cookie": f"interpay_session={token}"})
+    check(code == 401, f"the token as a cookie is not ({code})")
+    # With a display, `interpay web` hands xdg-open a page only the user may read, never the URL with its code.
+    stub = tempfile.mkdtemp(prefix="xdg-open.")
+    with open(os.path.join(stub, "xdg-open"), "w") as file:
+        file.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/argv"\n')
+    os.chmod(os.path.join(stub, "xdg-open"), 0o755)
+    environment = dict(os.environ, PATH=stub + ":" + os.environ.get("PATH", ""), DISPLAY=":99",
+                       XDG_RUNTIME_DIR=stub)
+    subprocess.run([cli, "web", "--socket", socket], env=environment, capture_output=True, timeout=10)
+    deadline = time.time() + 10
+    while not os.path.exists(os.path.join(stub, "argv")) and time.time() < deadline:
+        time.sleep(0.1)
+    with open(os.path.join(stub, "argv")) as file:
+        opened = file.read().strip()
+    page = open(opened).read() if os.path.isfile(opened) else ""
+    check("code=" not in opened and "login?code=" in page
+          and stat.S_IMODE(os.stat(opened).st_mode) == 0o600
+          and stat.S_IMODE(os.stat(os.path.dirname(opened)).st_mode) == 0o700,
+          f"xdg-open gets a page of mode 0600 in a 0700 directory, not the login URL ({opened})")
     code, _, body = request(base + "/api/status", headers={"Authorization": f"Bearer {token}"})
     check(code == 200 and json.loads(body) == {**status, "uptimeSeconds": json.loads(body)["uptimeSeconds"]},
           "GET /api/status with the token answers what interpay status --json answers")

@@ -107,7 +107,7 @@ public struct StatsInfo: Codable, Sendable, Equatable {
 
 /// The answer of `web`: the web app's address and the URL that logs in with its token.
 public struct WebLogin: Codable, Sendable, Equatable {
-    /// The login URL, with the token.
+    /// The login URL, with a one-time login code (2 minutes).
     public var url: String
     /// The loopback address.
     public var address: String

@@ -5,6 +5,7 @@ import InterPayEngine
 import InterPayRates
 import InterPayStore
 import InterPayTransport
+import InterPayWeb
 
 /// The daemon's JSON-RPC methods on the control socket: what `interpay` calls.
 ///
@@ -12,8 +13,8 @@ import InterPayTransport
 struct ControlMethods: ControlHandler, UsesDaemonServices {
     let services: DaemonServices
     let startedAt: ContinuousClock.Instant
-    /// The web app's access token, nil when the web app is off.
-    var webToken: String? = nil
+    /// The web app's access (its token, login codes and sessions), nil when the web app is off.
+    var webAccess: WebAccess? = nil
 
     func events() -> AsyncStream<JSONValue> { broadcaster.subscribe() }
 
@@ -94,14 +95,15 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     /// `web`: the web app's address and the URL that logs in with the token (`interpay web`). Only on the control
     /// socket: whoever may use the socket may use the web app.
     private func web() throws(RPCError) -> WebLogin {
-        guard let address = configuration.webListen, let webToken else {
+        guard let address = configuration.webListen, let webAccess else {
             throw RPCError.unavailable("the web app is off (interpayd --no-web, or [web] enabled = false)")
         }
         let port = shared.webPort
         if port == 0, let failure = shared.webFailure { throw RPCError.unavailable(failure) }
         guard port != 0 else { throw RPCError.unavailable("the web app is not listening yet") }
         return WebLogin(
-            url: address.loginURL(port: port, token: webToken), address: address.host, port: Int64(port))
+            url: address.loginURL(port: port, code: webAccess.issueLoginCode()), address: address.host,
+            port: Int64(port))
     }
 
     /// `peers`: from one read of the ledger (`peerDirectory`) and one look at the sessions.

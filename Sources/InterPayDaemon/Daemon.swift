@@ -97,15 +97,16 @@ public enum Daemon {
             configuration: configuration, sessions: sessions, database: database, engine: engine, pairing: pairing,
             shared: shared, broadcaster: broadcaster, conversions: conversions)
         let peers = PeerService(services: services, readiness: readiness, logger: logger)
-        var webToken: String?
-        if configuration.webListen != nil {
+        var webAccess: WebAccess?
+        if let address = configuration.webListen {
             do {
-                webToken = try WebToken.loadOrCreate(in: configuration.stateDirectory)
+                webAccess = WebAccess(
+                    token: try WebToken.loadOrCreate(in: configuration.stateDirectory), host: address.host)
             } catch {
                 throw .web(error.description)
             }
         }
-        let methods = ControlMethods(services: services, startedAt: .now, webToken: webToken)
+        let methods = ControlMethods(services: services, startedAt: .now, webAccess: webAccess)
         let control = ControlService(
             server: ControlServer(
                 configuration: ControlServerConfiguration(
@@ -118,10 +119,10 @@ public enum Daemon {
         // The web app before the control socket: at shutdown the socket stops first and ends the event streams,
         // so that the web server's open event streams do not hold it up.
         var web: [any Service] = []
-        if let address = configuration.webListen, let webToken {
+        if let address = configuration.webListen, let webAccess {
             web.append(
                 WebService(
-                    address: address, handler: methods, access: WebAccess(token: webToken, host: address.host),
+                    address: address, handler: methods, access: webAccess,
                     logger: logger,
                     onListening: { port in shared.webPort = port },
                     onFailure: { failure in shared.webFailure = failure.description }))

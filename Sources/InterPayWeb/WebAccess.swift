@@ -46,4 +46,67 @@ public final class WebAccess: Sendable {
         guard let origin = origin?.lowercased(), let authority = authority?.lowercased() else { return false }
         return isAllowedHost(authority) && origin == "http://\(authority)"
     }
+
+    // MARK: Login codes and sessions
+
+    /// How long a login code (`issueLoginCode`) may wait to be used.
+    public static let loginCodeLifetime: Duration = .seconds(120)
+    /// How long a browser session lasts after its login.
+    public static let sessionLifetime: Duration = .seconds(12 * 3_600)
+    /// Codes waiting and sessions open at most; beyond, the oldest go.
+    static let maxLoginCodes = 16
+    static let maxSessions = 64
+
+    private struct Logins {
+        var codes: [String: ContinuousClock.Instant] = [:]
+        var sessions: [String: ContinuousClock.Instant] = [:]
+    }
+    private let logins = Mutex(Logins())
+
+    /// A new code that logs a browser in once, within `loginCodeLifetime`: what `interpay web` puts in the URL it
+    /// opens, instead of the token. A URL passed to `xdg-open` stands in its command line, which every local user may
+    /// read in `/proc`; the token never expires, a code is spent by the browser at once.
+    public func issueLoginCode() -> String {
+        let code = WebToken.generate()
+        let now = ContinuousClock.now
+        logins.withLock { logins in
+            logins.codes = logins.codes.filter { $0.value > now }
+            Self.keepNewest(&logins.codes, atMost: Self.maxLoginCodes - 1)
+            logins.codes[code] = now + Self.loginCodeLifetime
+        }
+        return code
+    }
+
+    /// Spends a login code (or accepts the token itself) and opens a session: its ID, for the cookie, or nil when
+    /// the code is unknown, spent or expired. The cookie never carries the token: cookies are not kept apart by
+    /// port, so any server on another port of this host may receive it.
+    public func openSession(code: String) -> String? {
+        let now = ContinuousClock.now
+        return logins.withLock { logins -> String? in
+            let valid: Bool
+            if let expiry = logins.codes.removeValue(forKey: code) {
+                valid = expiry > now
+            } else {
+                valid = WebToken.matches(code, token)
+            }
+            guard valid else { return nil }
+            let session = WebToken.generate()
+            logins.sessions = logins.sessions.filter { $0.value > now }
+            Self.keepNewest(&logins.sessions, atMost: Self.maxSessions - 1)
+            logins.sessions[session] = now + Self.sessionLifetime
+            return session
+        }
+    }
+
+    /// Whether `session` is a session `openSession` opened that has not expired.
+    public func isOpenSession(_ session: some StringProtocol) -> Bool {
+        let now = ContinuousClock.now
+        return logins.withLock { ($0.sessions[String(session)] ?? now) > now }
+    }
+
+    private static func keepNewest(_ entries: inout [String: ContinuousClock.Instant], atMost limit: Int) {
+        guard entries.count > limit else { return }
+        let kept = entries.sorted { $0.value > $1.value }.prefix(limit)
+        entries = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+    }
 }

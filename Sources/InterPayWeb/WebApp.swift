@@ -47,13 +47,17 @@ public enum WebApp {
         router.add(middleware: AccessMiddleware(access: access))
 
         router.get("/login") { request, _ -> Response in
-            guard let token = request.uri.queryParameters["token"], WebToken.matches(token, access.token) else {
-                throw HTTPError(.unauthorized, message: "wrong or missing token")
+            // A one-time code from `interpay web`, or the token itself; either opens a session of its own.
+            let query = request.uri.queryParameters
+            guard let presented = query["code"] ?? query["token"],
+                let session = access.openSession(code: String(presented))
+            else {
+                throw HTTPError(
+                    .unauthorized, message: "wrong, used or expired login code: run 'interpay web' again")
             }
             var response = Response(status: .seeOther, headers: [.location: "/"])
             response.setCookie(
-                Cookie(
-                    name: WebAccess.cookieName, value: access.token, path: "/", httpOnly: true, sameSite: .strict))
+                Cookie(name: WebAccess.cookieName, value: session, path: "/", httpOnly: true, sameSite: .strict))
             return response
         }
         router.get("/") { request, _ -> Response in

@@ -78,8 +78,15 @@ public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func checkToken(_ request: Request) throws {
-        let presented = Self.bearer(request).map(String.init) ?? request.cookies[WebAccess.cookieName]?.value
-        guard let presented, WebToken.matches(presented, access.token) else {
+        let allowed =
+            if let bearer = Self.bearer(request) {
+                WebToken.matches(bearer, access.token)
+            } else if let session = request.cookies[WebAccess.cookieName]?.value {
+                access.isOpenSession(session)
+            } else {
+                false
+            }
+        guard allowed else {
             throw HTTPError(
                 .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
                 message: "open the web app with the URL that 'interpay web' prints")

@@ -99,8 +99,8 @@ extension WebListenAddress {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
-    /// The URL of the web app for a bound port, with the token that logs in.
-    public func loginURL(port: Int, token: String) -> String {
-        "http://\(Self.display(host: host, port: port))/login?token=\(token)"
+    /// The URL of the web app for a bound port, with a one-time login code (`WebAccess.issueLoginCode`).
+    public func loginURL(port: Int, code: String) -> String {
+        "http://\(Self.display(host: host, port: port))/login?code=\(code)"
     }
 }

@@ -201,7 +201,7 @@ struct GoldenJSONTests {
         #expect(
             try wire(
                 ControlAPI.web,
-                WebLogin(url: "http://127.0.0.1:7780/login?token=T", address: "127.0.0.1", port: 7780))
-                == #"{"address":"127.0.0.1","port":7780,"url":"http://127.0.0.1:7780/login?token=T"}"#)
+                WebLogin(url: "http://127.0.0.1:7780/login?code=C", address: "127.0.0.1", port: 7780))
+                == #"{"address":"127.0.0.1","port":7780,"url":"http://127.0.0.1:7780/login?code=C"}"#)
     }
 }

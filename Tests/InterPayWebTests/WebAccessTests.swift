@@ -31,12 +31,18 @@ struct WebAccessTests {
     static let token = WebToken.generate()
 
     /// The router's client always says `Host: localhost`, i.e. port 80: the server is told it listens there.
+    static let access = WebAccess(token: token, port: 80)
+    /// A session opened with the token, as `/login?token=` opens one.
+    static let session = access.openSession(code: token) ?? "none"
+
     static func client(port: Int = 80, handler: FakeHandler = FakeHandler()) -> RouterClient {
-        RouterClient(router: WebApp.router(handler: handler, access: WebAccess(token: token, port: port)))
+        RouterClient(
+            router: WebApp.router(
+                handler: handler, access: port == 80 ? access : WebAccess(token: token, port: port)))
     }
 
     static let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
-    static let cookie: HTTPFields = [.cookie: "\(WebAccess.cookieName)=\(token)"]
+    static let cookie: HTTPFields = [.cookie: "\(WebAccess.cookieName)=\(session)"]
 
     @Test("no token: 401, with the security headers and no CORS header")
     func noToken() async throws {
@@ -79,14 +85,15 @@ struct WebAccessTests {
         }
     }
 
-    @Test("/login trades the token for an HttpOnly, SameSite=Strict cookie; a wrong token gets none")
+    @Test("/login trades the token for a session in an HttpOnly, SameSite=Strict cookie; a wrong token gets none")
     func login() async throws {
         let client = Self.client()
         try await client.execute(uri: "/login?token=\(Self.token)", method: .get) { response in
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/")
             let cookie = try #require(response.headers[.setCookie])
-            #expect(cookie.hasPrefix("\(WebAccess.cookieName)=\(Self.token)"))
+            #expect(cookie.hasPrefix("\(WebAccess.cookieName)="))
+            #expect(!cookie.contains(Self.token), "the cookie never carries the token")
             #expect(cookie.contains("HttpOnly"))
             #expect(cookie.contains("SameSite=Strict"))
         }
@@ -94,6 +101,32 @@ struct WebAccessTests {
             #expect(response.status == .unauthorized)
             #expect(response.headers[.setCookie] == nil)
         }
+    }
+
+    @Test("a login code works once; its session is let in, the token as a cookie is not (SECURITY.md W-TOKEN-ARGV)")
+    func loginCode() async throws {
+        let client = Self.client()
+        let code = Self.access.issueLoginCode()
+        var session: String?
+        try await client.execute(uri: "/login?code=\(code)", method: .get) { response in
+            #expect(response.status == .seeOther)
+            let cookie = try #require(response.headers[.setCookie])
+            session = cookie.split(separator: ";").first.map(String.init)
+        }
+        let opened = try #require(session)
+        #expect(!opened.contains(Self.token))
+        try await client.execute(uri: "/api/status", method: .get, headers: [.cookie: opened]) {
+            #expect($0.status == .ok)
+        }
+        try await client.execute(uri: "/login?code=\(code)", method: .get) { response in
+            #expect(response.status == .unauthorized, "a spent code opens nothing")
+            #expect(response.headers[.setCookie] == nil)
+        }
+        // Before, the cookie was the token itself, and cookies are sent to every port of the host.
+        try await client.execute(
+            uri: "/api/status", method: .get, headers: [.cookie: "\(WebAccess.cookieName)=\(Self.token)"]
+        ) { #expect($0.status == .unauthorized) }
+        #expect(!Self.access.isOpenSession(code), "a code is not a session")
     }
 
     @Test("a Host that is not this server's loopback name and port: 421, token or not")
@@ -222,8 +255,7 @@ struct WebAccessTests {
         }
         let missing = RouterClient(
             router: WebApp.router(
-                handler: FakeHandler(), access: WebAccess(token: Self.token, port: 80),
-                vendorScripts: ["chart.js": ["/nonexistent/chart.js"]]))
+                handler: FakeHandler(), access: Self.access, vendorScripts: ["chart.js": ["/nonexistent/chart.js"]]))
         for name in ["chart.js", "passwd"] {
             try await missing.execute(uri: "/vendor/\(name)", method: .get, headers: Self.cookie) {
                 #expect($0.status == .notFound)
