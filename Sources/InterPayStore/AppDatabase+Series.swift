@@ -32,8 +32,9 @@ extension Ledger {
 
     /// Makes room for one more offer from `peerID` among the offers this side never approved (waiting for the user,
     /// or declined or ended before any approval): at most `perPeer` of the peer's and `total` of everyone's are kept.
-    /// The oldest that are over and have no payment go first. False when the rest fill a bound (offers waiting for
-    /// the user, or with payments): the new offer is then refused.
+    /// The oldest that are over, have no payment and no frame of ours still to deliver (a decline the peer has not
+    /// acknowledged) go first. False when the rest fill a bound (offers waiting for the user, or with payments): the
+    /// new offer is then refused.
     ///
     /// Counting only the waiting offers let a peer offer and end, or (with `accept_from = "paired"`) just offer,
     /// again and again: a row each, for good, and every `list` read them all.
@@ -49,6 +50,7 @@ extension Ledger {
                 sql: """
                     DELETE FROM series WHERE id IN (
                         SELECT id FROM series WHERE \(unapproved)\(scope) AND state IN ('declined', 'ended')
+                            AND outMessageID IS NULL
                             AND NOT EXISTS (SELECT 1 FROM payment WHERE payment.seriesID = series.id)
                         ORDER BY updatedAt, id LIMIT ?)
                     """, arguments: arguments + [count - limit + 1])

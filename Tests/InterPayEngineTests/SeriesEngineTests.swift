@@ -208,6 +208,13 @@ struct SeriesEngineTests {
         // Declining one makes room: the refused offer, resent on the next session, is stored then, and the declined
         // one, the oldest never approved, goes.
         _ = try await bob.engine.command(.decline(reason: nil), seriesID: offered[0])
+        // A declined offer makes room once the payee has the decline: until then its row holds the frame to resend.
+        await eventually("the payee acknowledged the decline") {
+            guard let views = try? await bob.database.seriesList(),
+                let declined = views.first(where: { $0.series.id == offered[0] })
+            else { return false }
+            return declined.series.state == .declined && declined.series.outMessageID == nil
+        }
         MemoryLink.disconnect(alice.link, bob.link)
         await eventually("apart") { alice.link.session(with: bob.id) == nil }
         MemoryLink.connect(alice.link, bob.link)
