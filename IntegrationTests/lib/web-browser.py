@@ -143,9 +143,40 @@ def alice():
                     "const i = document.getElementById('profile-qr'); return !i.hidden && i.naturalWidth > 0"), 5,
                     "QR code"), "Profile: the peer ID and its QR code (node-qrcode-generator)")
             shot(driver, page)
+        other_port_server(driver)
         signal("alice-done")
     finally:
         driver.quit()
+
+
+def other_port_server(driver):
+    """Another local user's server on another port of 127.0.0.1: a page of it, loaded in the browser that is logged
+    in to the web app, must receive nothing of the session (SECURITY.md W-COOKIE). Cookies are not kept apart by
+    port; a session kept in one reached every server of the host."""
+    import http.server
+    import threading
+    received = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            received.append(self.headers.get("Cookie") or "")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<!doctype html><title>another server</title>")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        session = driver.execute_script("return document.title")
+    finally:
+        server.shutdown()
+    check(session == "another server" and received and not any("interpay" in cookie for cookie in received),
+          f"a server on another port of 127.0.0.1 gets no session from the logged-in browser (Cookie: {received})")
 
 
 def bob():
@@ -239,23 +270,27 @@ def security():
           and headers.get("X-Content-Type-Options") == "nosniff"
           and not any(h.lower().startswith("access-control") for h in headers),
           "CSP default-src 'self' and frame-ancestors 'none', nosniff, no CORS header")
-    # The URL of `interpay web` logs in once, and its session cookie is not the token (SECURITY.md W-TOKEN-ARGV).
+    # The URL of `interpay web` logs in once; the session is in the page, not in a cookie, and is not the token
+    # (SECURITY.md W-TOKEN-ARGV, W-COOKIE).
     login = urllib.parse.urlsplit(interpay("web")["url"])
     answers = []
     for _ in range(2):
         connection = http.client.HTTPConnection("127.0.0.1", web["port"], timeout=5)
         connection.request("GET", f"{login.path}?{login.query}")
         answer = connection.getresponse()
-        answers.append((answer.status, answer.getheader("Set-Cookie") or ""))
+        page = answer.read().decode()
+        found = page.split('<meta name="interpay-session" content="', 1)[1:]
+        answers.append((answer.status, answer.getheader("Set-Cookie"), found[0].split('"', 1)[0] if found else ""))
         connection.close()
-    session = answers[0][1].split(";")[0]
-    check(answers[0][0] == 303 and session.startswith("interpay_session=") and token not in session,
-          f"the login URL opens a session whose cookie is not the token ({answers[0][0]})")
+    status_code, cookie, session = answers[0]
+    check(status_code == 200 and cookie is None and len(session) == 64 and session != token,
+          f"the login URL opens a session, in the page and not in a cookie, that is not the token ({status_code})")
     check(answers[1][0] == 401, f"the login URL works once ({answers[1][0]})")
-    code, _, _ = request(base + "/api/status", headers={"Cookie": session})
-    check(code == 200, f"the session's cookie is let in ({code})")
-    code, _, _ = request(base + "/api/status", headers={"Cookie": f"interpay_session={token}"})
-    check(code == 401, f"the token as a cookie is not ({code})")
+    code, _, _ = request(base + "/api/status", headers={"Authorization": f"Bearer {session}"})
+    check(code == 200, f"the session is let in as a bearer credential ({code})")
+    for value in [session, token]:
+        code, _, _ = request(base + "/api/status", headers={"Cookie": f"interpay_session={value}"})
+        check(code == 401, f"a cookie is never a credential ({code})")
     # With a display, `interpay web` hands xdg-open a page only the user may read, never the URL with its code.
     stub = tempfile.mkdtemp(prefix="xdg-open.")
     with open(os.path.join(stub, "xdg-open"), "w") as file:

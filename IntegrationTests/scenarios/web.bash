@@ -3,7 +3,8 @@
 # chromium in each host's network namespace (no route out), driven with Selenium
 # (IntegrationTests/lib/web-browser.py). alice requests 12.50 MXN from bob on her Request page; bob's open Inbox shows
 # it within 2 s; bob accepts; both pages show it accepted; bob's Sales totals equal `interpay stats --json` and the
-# chart is drawn. Then the access checks: no token, wrong Host, a cross-origin POST, the token file's mode, a
+# chart is drawn; a server on another port of 127.0.0.1 that alice's browser visits gets no session. Then the access
+# checks: no token, the login code, wrong Host, a cross-origin POST, the token file's mode, a
 # non-loopback address. Screenshots of every page are kept in .build/web-screenshots/. Ends with "web: N passed, M
 # failed". shellcheck source=../lib/harness.bash
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"

@@ -3,9 +3,6 @@ import Synchronization
 /// What the access checks need to know: the token, and the port the server is bound to (known only once it is
 /// listening when the configured port is 0).
 public final class WebAccess: Sendable {
-    /// The name of the session cookie that carries the token.
-    public static let cookieName = "interpay_session"
-
     /// The access token (see `WebToken`).
     public let token: String
     /// The loopback names a request's `Host` may use: `127.0.0.1`, `localhost`, `[::1]`, and the address bound.
@@ -77,9 +74,8 @@ public final class WebAccess: Sendable {
         return code
     }
 
-    /// Spends a login code (or accepts the token itself) and opens a session: its ID, for the cookie, or nil when
-    /// the code is unknown, spent or expired. The cookie never carries the token: cookies are not kept apart by
-    /// port, so any server on another port of this host may receive it.
+    /// Spends a login code (or accepts the token itself) and opens a session: its ID, which the page sends as
+    /// `Authorization: Bearer`, or nil when the code is unknown, spent or expired. The page never holds the token.
     public func openSession(code: String) -> String? {
         let now = ContinuousClock.now
         return logins.withLock { logins -> String? in
@@ -102,6 +98,11 @@ public final class WebAccess: Sendable {
     public func isOpenSession(_ session: some StringProtocol) -> Bool {
         let now = ContinuousClock.now
         return logins.withLock { ($0.sessions[String(session)] ?? now) > now }
+    }
+
+    /// Whether a bearer credential lets a request in: the token, or a session that is open.
+    public func isCredential(_ bearer: some StringProtocol) -> Bool {
+        WebToken.matches(bearer, token) || isOpenSession(bearer)
     }
 
     private static func keepNewest(_ entries: inout [String: ContinuousClock.Instant], atMost limit: Int) {

@@ -47,7 +47,8 @@ public enum WebApp {
         router.add(middleware: AccessMiddleware(access: access))
 
         router.get("/login") { request, _ -> Response in
-            // A one-time code from `interpay web`, or the token itself; either opens a session of its own.
+            // A one-time code from `interpay web`, or the token itself; either opens a session of its own, handed to
+            // the page in the page itself (`page(language:session:)`), never in a cookie.
             let query = request.uri.queryParameters
             guard let presented = query["code"] ?? query["token"],
                 let session = access.openSession(code: String(presented))
@@ -55,20 +56,10 @@ public enum WebApp {
                 throw HTTPError(
                     .unauthorized, message: "wrong, used or expired login code: run 'interpay web' again")
             }
-            var response = Response(status: .seeOther, headers: [.location: "/"])
-            response.setCookie(
-                Cookie(name: WebAccess.cookieName, value: session, path: "/", httpOnly: true, sameSite: .strict))
-            return response
+            return try page(language: language(acceptLanguage: request.headers[.acceptLanguage]), session: session)
         }
         router.get("/") { request, _ -> Response in
-            // The page's language from Accept-Language (Spanish or English); the page lets the user switch.
-            var response = try asset("index.html")
-            let language = language(acceptLanguage: request.headers[.acceptLanguage])
-            if language != "en", let page = WebAssets.text(of: "index.html") {
-                response.body = .init(
-                    byteBuffer: ByteBuffer(string: page.replacing(#"<html lang="en">"#, with: #"<html lang="es">"#)))
-            }
-            return response
+            try page(language: language(acceptLanguage: request.headers[.acceptLanguage]), session: nil)
         }
         router.get("/assets/:name") { _, context in try asset(context.parameters.get("name") ?? "") }
         router.get("/vendor/:name") { _, context -> Response in
@@ -162,6 +153,23 @@ public enum WebApp {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
+    }
+
+    /// The app's page in `language` (Spanish or English; the page lets the user switch). After a login it carries
+    /// the session in `<meta name="interpay-session">`, which the page's script keeps in its origin's storage and
+    /// sends as `Authorization: Bearer`: storage, unlike cookies, is kept apart by port, so no server on another port
+    /// of the host ever receives it (SECURITY.md W-COOKIE).
+    static func page(language: String, session: String?) throws -> Response {
+        guard var page = WebAssets.text(of: "index.html") else { throw HTTPError(.notFound) }
+        if language != "en" { page = page.replacing(#"<html lang="en">"#, with: #"<html lang="\#(language)">"#) }
+        // The session is text of `WebToken.generate()`: hex digits, nothing to escape in HTML.
+        if let session {
+            let meta = #"<meta name="interpay-session" content="\#(session)">"#
+            page = page.replacing("<head>\n", with: "<head>\n\(meta)\n")
+        }
+        var response = try asset("index.html")
+        response.body = .init(byteBuffer: ByteBuffer(string: page))
+        return response
     }
 
     static func asset(_ name: String) throws -> Response {

@@ -41,11 +41,13 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
 /// - Host: a request whose `Host` is not this server's loopback name and port is refused with 421 (Misdirected
 ///   Request): a page on another site whose name resolves to 127.0.0.1 (DNS rebinding) gets nothing.
 /// - Origin: any state-changing request (anything but GET and HEAD), whatever its path, is refused with 403 unless
-///   its `Origin` is this server's own. A request without `Origin` passes only when it carries the token in
+///   its `Origin` is this server's own. A request without `Origin` passes only when it carries a credential in
 ///   `Authorization` (a script or `curl`; a browser always sends `Origin` on such requests, and another site cannot
 ///   set `Authorization` without CORS, which this server never grants).
-/// - Token: the session cookie (set by `/login`) or `Authorization: Bearer`. `/login` itself is open: it checks
-///   the token it is given.
+/// - Credential, for everything under `/api/`: `Authorization: Bearer` with the token or a session `/login` opened.
+///   Cookies are never read: a browser sends them to every port of the host, so a server another local user runs
+///   on 127.0.0.1 would receive them (SECURITY.md W-COOKIE). The page, its assets and `/login` are open: they hold
+///   nothing secret, and `/login` checks the code it is given.
 public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: WebAccess
 
@@ -57,7 +59,7 @@ public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         try checkHost(request)
         try checkOrigin(request)
-        if request.uri.path != "/login" { try checkToken(request) }
+        if request.uri.path.hasPrefix("/api/") { try checkCredential(request) }
         return try await next(request, context)
     }
 
@@ -72,21 +74,13 @@ public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
         let origin = request.headers[.origin]
         let allowed =
             origin == nil
-            ? Self.bearer(request).map { WebToken.matches($0, access.token) } ?? false
+            ? Self.bearer(request).map { access.isCredential($0) } ?? false
             : access.isSameOrigin(origin, authority: request.head.authority)
         guard allowed else { throw HTTPError(.forbidden, message: "cross-origin request refused") }
     }
 
-    private func checkToken(_ request: Request) throws {
-        let allowed =
-            if let bearer = Self.bearer(request) {
-                WebToken.matches(bearer, access.token)
-            } else if let session = request.cookies[WebAccess.cookieName]?.value {
-                access.isOpenSession(session)
-            } else {
-                false
-            }
-        guard allowed else {
+    private func checkCredential(_ request: Request) throws {
+        guard let bearer = Self.bearer(request), access.isCredential(bearer) else {
             throw HTTPError(
                 .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
                 message: "open the web app with the URL that 'interpay web' prints")

@@ -14,8 +14,8 @@ struct Web: AsyncParsableCommand {
         discussion: """
             The daemon serves the web app on a loopback address only (interpayd --web, default 127.0.0.1:7780). \
             The URL carries a login code that works once, within 2 minutes: whoever uses it first is logged in as \
-            you, so do not share it. The browser trades it for a session cookie at once (the session lasts 12 \
-            hours; run interpay web again after). With $DISPLAY or $WAYLAND_DISPLAY set, the URL is opened with \
+            you, so do not share it. The browser trades it for a session at once, which the page keeps \
+            for its own port only (the session lasts 12 hours; run interpay web again after). With $DISPLAY or $WAYLAND_DISPLAY set, the URL is opened with \
             xdg-open through a page only you can read (--no-open: never), so that the code never stands in a \
             command line other users could read.
             """)

@@ -25,7 +25,7 @@ struct FakeHandler: ControlHandler {
     }
 }
 
-/// The access checks of the web app: token, cookie, `Host`, `Origin`, and the headers on every answer.
+/// The access checks of the web app: token, session, `Host`, `Origin`, and the headers on every answer.
 @Suite("Web app access")
 struct WebAccessTests {
     static let token = WebToken.generate()
@@ -42,38 +42,51 @@ struct WebAccessTests {
     }
 
     static let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
-    static let cookie: HTTPFields = [.cookie: "\(WebAccess.cookieName)=\(session)"]
+    /// The session as the page sends it.
+    static let sessionBearer: HTTPFields = [.authorization: "Bearer \(session)"]
+    /// The same session in a cookie, as a browser would send it to any port of the host: never read.
+    static let cookie: HTTPFields = [.cookie: "interpay_session=\(session)"]
 
-    @Test("no token: 401, with the security headers and no CORS header")
+    /// The session in a page `/login` answered, from its `<meta name="interpay-session">`.
+    static func session(inPage page: String) -> String? {
+        guard let start = page.range(of: #"<meta name="interpay-session" content=""#) else { return nil }
+        return String(page[start.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test("no credential: 401 under /api/; the page and its assets are open; security headers, no CORS header")
     func noToken() async throws {
         let client = Self.client()
-        for path in ["/api/status", "/", "/assets/app.js", "/api/events"] {
+        for (path, status) in [
+            ("/api/status", HTTPResponse.Status.unauthorized), ("/api/events", .unauthorized), ("/", .ok),
+            ("/assets/app.js", .ok),
+        ] {
             try await client.execute(uri: path, method: .get) { response in
-                #expect(response.status == .unauthorized, "\(path)")
+                #expect(response.status == status, "\(path)")
                 #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
                 #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
                 #expect(response.headers[.xContentTypeOptions] == "nosniff")
                 #expect(response.headers[.accessControlAllowOrigin] == nil)
             }
         }
+        try await client.execute(uri: "/", method: .get) { response in
+            #expect(!String(buffer: response.body).contains("interpay-session"), "the page alone holds no session")
+        }
     }
 
-    @Test("a wrong token in the header or the cookie: 401")
+    @Test("a wrong token or session, or an empty one: 401")
     func wrongToken() async throws {
         let client = Self.client()
-        let wrong = WebToken.generate()
-        try await client.execute(uri: "/api/status", method: .get, headers: [.authorization: "Bearer \(wrong)"]) {
-            #expect($0.status == .unauthorized)
+        for wrong in [WebToken.generate(), "", " ", String(Self.session.dropLast())] {
+            try await client.execute(
+                uri: "/api/status", method: .get, headers: [.authorization: "Bearer \(wrong)"]
+            ) { #expect($0.status == .unauthorized, "\(wrong)") }
         }
-        try await client.execute(
-            uri: "/api/status", method: .get, headers: [.cookie: "\(WebAccess.cookieName)=\(wrong)"]
-        ) { #expect($0.status == .unauthorized) }
     }
 
-    @Test("GET /api/status answers the status method, by bearer token or by cookie")
+    @Test("GET /api/status answers the status method, by bearer token or by session")
     func status() async throws {
         let client = Self.client()
-        for headers in [Self.bearer, Self.cookie] {
+        for headers in [Self.bearer, Self.sessionBearer] {
             try await client.execute(uri: "/api/status", method: .get, headers: headers) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/json")
@@ -85,48 +98,57 @@ struct WebAccessTests {
         }
     }
 
-    @Test("/login trades the token for a session in an HttpOnly, SameSite=Strict cookie; a wrong token gets none")
+    @Test("/login trades the token for a session in the page it answers, never in a cookie; a wrong token gets none")
     func login() async throws {
         let client = Self.client()
+        var session: String?
         try await client.execute(uri: "/login?token=\(Self.token)", method: .get) { response in
-            #expect(response.status == .seeOther)
-            #expect(response.headers[.location] == "/")
-            let cookie = try #require(response.headers[.setCookie])
-            #expect(cookie.hasPrefix("\(WebAccess.cookieName)="))
-            #expect(!cookie.contains(Self.token), "the cookie never carries the token")
-            #expect(cookie.contains("HttpOnly"))
-            #expect(cookie.contains("SameSite=Strict"))
+            #expect(response.status == .ok)
+            #expect(response.headers[.setCookie] == nil)
+            #expect(response.headers[.cacheControl] == "no-store")
+            session = Self.session(inPage: String(buffer: response.body))
         }
+        let opened = try #require(session)
+        #expect(opened != Self.token && WebToken.isWellFormed(opened))
+        try await client.execute(
+            uri: "/api/status", method: .get, headers: [.authorization: "Bearer \(opened)"]
+        ) { #expect($0.status == .ok) }
         try await client.execute(uri: "/login?token=\(WebToken.generate())", method: .get) { response in
             #expect(response.status == .unauthorized)
-            #expect(response.headers[.setCookie] == nil)
+            #expect(Self.session(inPage: String(buffer: response.body)) == nil)
         }
     }
 
-    @Test("a login code works once; its session is let in, the token as a cookie is not (SECURITY.md W-TOKEN-ARGV)")
+    @Test("a login code works once and opens a session that is not the token (SECURITY.md W-TOKEN-ARGV)")
     func loginCode() async throws {
         let client = Self.client()
         let code = Self.access.issueLoginCode()
         var session: String?
         try await client.execute(uri: "/login?code=\(code)", method: .get) { response in
-            #expect(response.status == .seeOther)
-            let cookie = try #require(response.headers[.setCookie])
-            session = cookie.split(separator: ";").first.map(String.init)
+            #expect(response.status == .ok)
+            session = Self.session(inPage: String(buffer: response.body))
         }
         let opened = try #require(session)
-        #expect(!opened.contains(Self.token))
-        try await client.execute(uri: "/api/status", method: .get, headers: [.cookie: opened]) {
-            #expect($0.status == .ok)
-        }
+        #expect(opened != Self.token && opened != code)
+        try await client.execute(
+            uri: "/api/status", method: .get, headers: [.authorization: "Bearer \(opened)"]
+        ) { #expect($0.status == .ok) }
         try await client.execute(uri: "/login?code=\(code)", method: .get) { response in
             #expect(response.status == .unauthorized, "a spent code opens nothing")
-            #expect(response.headers[.setCookie] == nil)
         }
-        // Before, the cookie was the token itself, and cookies are sent to every port of the host.
-        try await client.execute(
-            uri: "/api/status", method: .get, headers: [.cookie: "\(WebAccess.cookieName)=\(Self.token)"]
-        ) { #expect($0.status == .unauthorized) }
         #expect(!Self.access.isOpenSession(code), "a code is not a session")
+    }
+
+    @Test("a cookie is never a credential, even one with an open session or the token (SECURITY.md W-COOKIE)")
+    func cookiesAreNotRead() async throws {
+        // A browser sends the cookies of 127.0.0.1 to every port of it: a server another local user runs there
+        // would receive a session kept in one.
+        let client = Self.client()
+        for value in [Self.session, Self.token] {
+            try await client.execute(
+                uri: "/api/status", method: .get, headers: [.cookie: "interpay_session=\(value)"]
+            ) { #expect($0.status == .unauthorized) }
+        }
     }
 
     @Test("a Host that is not this server's loopback name and port: 421, token or not")
@@ -157,14 +179,14 @@ struct WebAccessTests {
         let client = Self.client()
         for path in ["/api/send", "/api/nothing", "/login", "/"] {
             for origin in ["http://evil.example", "null", "http://localhost:8080"] {
-                var headers = Self.cookie
+                var headers = Self.sessionBearer
                 headers[.origin] = origin
                 try await client.execute(uri: path, method: .post, headers: headers) {
                     #expect($0.status == .forbidden, "\(path) from \(origin)")
                 }
             }
         }
-        // Without Origin and without the bearer token (a cookie only): refused too.
+        // Without Origin and without a bearer credential (a cookie only): refused too.
         try await client.execute(uri: "/api/send", method: .post, headers: Self.cookie) {
             #expect($0.status == .forbidden)
         }
@@ -177,7 +199,7 @@ struct WebAccessTests {
     @Test("a same-origin POST calls the method with the JSON params")
     func sameOriginPost() async throws {
         let client = Self.client()
-        var headers = Self.cookie
+        var headers = Self.sessionBearer
         headers[.origin] = "http://localhost"
         headers[.contentType] = "application/json"
         try await client.execute(
@@ -226,7 +248,7 @@ struct WebAccessTests {
             ["event": "request-received", "payment": ["id": "p1"]], ["event": "peer-up"],
         ])
         let client = Self.client(handler: handler)
-        try await client.execute(uri: "/api/events", method: .get, headers: Self.cookie) { response in
+        try await client.execute(uri: "/api/events", method: .get, headers: Self.sessionBearer) { response in
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "text/event-stream")
             let text = String(buffer: response.body)
@@ -237,27 +259,27 @@ struct WebAccessTests {
         }
     }
 
-    @Test("the pages are served with the token, Chart.js from the system when installed")
+    @Test("the pages are served, Chart.js from the system when installed")
     func pages() async throws {
         let client = Self.client()
-        try await client.execute(uri: "/", method: .get, headers: Self.cookie) { response in
+        try await client.execute(uri: "/", method: .get, headers: [:]) { response in
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
             #expect(String(buffer: response.body).contains("/assets/app.js"))
         }
         for name in ["app.js", "i18n.js", "style.css"] {
-            try await client.execute(uri: "/assets/\(name)", method: .get, headers: Self.cookie) {
+            try await client.execute(uri: "/assets/\(name)", method: .get, headers: [:]) {
                 #expect($0.status == .ok, "\(name)")
             }
         }
-        try await client.execute(uri: "/assets/../../etc/passwd", method: .get, headers: Self.cookie) {
+        try await client.execute(uri: "/assets/../../etc/passwd", method: .get, headers: [:]) {
             #expect($0.status == .notFound)
         }
         let missing = RouterClient(
             router: WebApp.router(
                 handler: FakeHandler(), access: Self.access, vendorScripts: ["chart.js": ["/nonexistent/chart.js"]]))
         for name in ["chart.js", "passwd"] {
-            try await missing.execute(uri: "/vendor/\(name)", method: .get, headers: Self.cookie) {
+            try await missing.execute(uri: "/vendor/\(name)", method: .get, headers: [:]) {
                 #expect($0.status == .notFound)
             }
         }
@@ -271,7 +293,7 @@ struct WebAccessTests {
         #expect(WebApp.language(acceptLanguage: "de") == "en")
         #expect(WebApp.language(acceptLanguage: nil) == "en")
         let client = Self.client()
-        var headers = Self.cookie
+        var headers = HTTPFields()
         headers[.acceptLanguage] = "es-MX,es;q=0.9"
         try await client.execute(uri: "/", method: .get, headers: headers) { response in
             #expect(String(buffer: response.body).contains(#"<html lang="es">"#))

@@ -1,5 +1,7 @@
 // The InterPay web app: every call goes to the daemon's control methods under /api/ (the CLI's methods), and the
-// daemon's events arrive on /api/events (Server-Sent Events). The session cookie carries the access token.
+// daemon's events arrive on /api/events (Server-Sent Events). Every call carries the session /login opened, as
+// `Authorization: Bearer`: the session is kept in this origin's storage, never in a cookie, because a browser sends
+// cookies to every port of the host and storage is kept apart by port.
 import { strings } from "/assets/i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -9,11 +11,21 @@ if (!strings[language]) language = "en";
 const t = (key) => strings[language][key] || strings.en[key] || key;
 let peers = [];
 
+// The session of a login (the page /login answers carries it once), else the one this origin kept.
+const given = document.querySelector('meta[name="interpay-session"]');
+if (given) {
+  localStorage.setItem("session", given.content);
+  given.remove();
+  history.replaceState(null, "", "/" + location.hash);
+}
+const authorization = () => ({ Authorization: `Bearer ${localStorage.getItem("session") || ""}` });
+
 async function api(method, params) {
   const options = params === undefined
-    ? { method: "GET" }
-    : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(params) };
-  const response = await fetch(`/api/${method}`, { credentials: "same-origin", ...options });
+    ? { method: "GET", headers: authorization() }
+    : { method: "POST", headers: { "Content-Type": "application/json", ...authorization() },
+        body: JSON.stringify(params) };
+  const response = await fetch(`/api/${method}`, { credentials: "omit", ...options });
   const body = await response.json();
   if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
   return body;
@@ -369,12 +381,29 @@ async function show() {
   document.body.dataset.ready = "true";
 }
 
-function listen() {
-  const events = new EventSource("/api/events");
-  events.onmessage = () => {
-    const page = document.body.dataset.page;
-    if (pages[page] && page !== "converter") pages[page]().catch((error) => notice(error.message));
-  };
+/** Reads /api/events (Server-Sent Events) with the session in a header, which EventSource cannot send, and
+ * redraws the page on each event; reconnects after 3 s when the stream ends or fails. */
+async function listen() {
+  for (;;) {
+    try {
+      const response = await fetch("/api/events", { headers: authorization(), credentials: "omit" });
+      if (response.ok) {
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffered = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffered += value;
+          const events = buffered.split("\n\n");
+          buffered = events.pop();
+          if (!events.some((event) => event.split("\n").some((line) => line.startsWith("data:")))) continue;
+          const page = document.body.dataset.page;
+          if (pages[page] && page !== "converter") pages[page]().catch((error) => notice(error.message));
+        }
+      }
+    } catch { /* the daemon stopped or the network dropped: try again below */ }
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
 }
 
 $("language").addEventListener("change", () => {
