@@ -61,6 +61,11 @@ extension AppDatabase {
 
     /// Inserts a peer, or refreshes a known one: name, address (when given) and last seen; `firstSeen` stays.
     static func upsert(_ peer: PeerRecord, in db: Database) throws {
+        // Only a new row can take the peers past the bound: a known peer's session events skip the count, which
+        // reads the whole table once more than 1,024 peers have payments.
+        let known = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM peer WHERE peerID = ?)", arguments: [peer.peerID.description])
+        let isNew = known != true
         try db.execute(
             sql: """
                 INSERT INTO peer (peerID, name, address, firstSeen, lastSeen) VALUES (?, ?, ?, ?, ?)
@@ -73,7 +78,7 @@ extension AppDatabase {
                 peer.peerID.description, peer.name, peer.address, peer.firstSeen.secondsSince1970,
                 peer.lastSeen.secondsSince1970,
             ])
-        try forgetBarePeers(sparing: peer.peerID, in: db)
+        if isNew { try forgetBarePeers(sparing: peer.peerID, in: db) }
     }
 
     /// How many peers seen are remembered at most beyond those with a payment, a series or a pairing.
