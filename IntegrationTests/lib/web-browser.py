@@ -291,6 +291,14 @@ def security():
     for value in [session, token]:
         code, _, _ = request(base + "/api/status", headers={"Cookie": f"interpay_session={value}"})
         check(code == 401, f"a cookie is never a credential ({code})")
+    # The router matches `//api/status` to /api/status: the credential check must hold there too.
+    for method, path in [("GET", "//api/status"), ("GET", "//api/events"), ("POST", "//api/currency")]:
+        connection = http.client.HTTPConnection("127.0.0.1", web["port"], timeout=5)
+        connection.request(method, path, body=b'{"code":"JPY"}' if method == "POST" else None,
+                           headers={"Origin": base, "Content-Type": "application/json"})
+        code = connection.getresponse().status
+        connection.close()
+        check(code == 401, f"{method} {path} without a credential: 401 (got {code})")
     # With a display, `interpay web` hands xdg-open a page only the user may read, never the URL with its code.
     stub = tempfile.mkdtemp(prefix="xdg-open.")
     with open(os.path.join(stub, "xdg-open"), "w") as file:

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 public import Hummingbird
 public import InterPayControl
 
@@ -36,15 +37,28 @@ public enum WebApp {
         ],
     ]
 
-    /// The router: every request passes the security headers, the `Host` check, the `Origin` check and the
-    /// token check, in that order.
+    /// The router: every request passes the security headers, the `Host` check and the `Origin` check, and every
+    /// route under `/api/` the credential check, in that order.
     public static func router(
         handler: any ControlHandler, access: WebAccess, heartbeat: Duration = .seconds(15),
         vendorScripts: [String: [String]] = vendorScripts
     ) -> Router<BasicRequestContext> {
+        router(
+            handler: handler, access: access, heartbeat: heartbeat, vendorScripts: vendorScripts,
+            streams: StreamCount())
+    }
+
+    /// The router, counting its event streams in `streams`.
+    static func router(
+        handler: any ControlHandler, access: WebAccess, heartbeat: Duration,
+        vendorScripts: [String: [String]], streams: StreamCount
+    ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: AccessMiddleware(access: access))
+        // The credential check is bound to the routes, not to a path prefix: the router also matches `//api/status`
+        // (it drops empty segments), which a check of the path's text would let through.
+        let api = router.group("api").add(middleware: CredentialMiddleware(access: access))
 
         router.get("/login") { request, _ -> Response in
             // A one-time code from `interpay web`, or the token itself; either opens a session of its own, handed to
@@ -74,13 +88,13 @@ public enum WebApp {
             throw HTTPError(
                 .notFound, message: "\(name) is not installed (Debian: libjs-chart.js, node-qrcode-generator)")
         }
-        router.get("/api/events") { _, _ in events(handler: handler, heartbeat: heartbeat) }
-        router.get("/api/:method") { _, context -> Response in
+        api.get("events") { _, _ in events(handler: handler, heartbeat: heartbeat, streams: streams) }
+        api.get(":method") { _, context -> Response in
             let method = context.parameters.get("method") ?? ""
             guard methods[method] == true else { throw HTTPError(.methodNotAllowed, message: "use POST") }
             return await call(handler, method, params: nil)
         }
-        router.post("/api/:method") { request, context -> Response in
+        api.post(":method") { request, context -> Response in
             let method = context.parameters.get("method") ?? ""
             guard methods[method] != nil else {
                 return errorResponse(.methodNotFound(method))
@@ -169,6 +183,7 @@ public enum WebApp {
         }
         var response = try asset("index.html")
         response.body = .init(byteBuffer: ByteBuffer(string: page))
+        if session != nil { response.headers[.cacheControl] = "no-store" }
         return response
     }
 
@@ -179,11 +194,22 @@ public enum WebApp {
             body: .init(byteBuffer: ByteBuffer(string: file.body)))
     }
 
+    /// Event streams open at once at most: each holds one of `WebService`'s connections for as long as its page is
+    /// open, so that open tabs (or a holder of a session) could otherwise take them all.
+    static let maxEventStreams = 16
+
     /// The daemon's events as Server-Sent Events (`data: {json}`), with a comment line every `heartbeat` so that a
-    /// closed page is noticed; the stream ends when the daemon stops.
-    static func events(handler: any ControlHandler, heartbeat: Duration) -> Response {
-        let stream = handler.events()
+    /// closed page is noticed; the stream ends when the daemon stops. Beyond `maxEventStreams` open ones, a stream
+    /// ends at once (the page tries again later), freeing its connection.
+    static func events(handler: any ControlHandler, heartbeat: Duration, streams: StreamCount) -> Response {
         let body = ResponseBody { writer in
+            guard streams.enter(atMost: maxEventStreams) else {
+                try await writer.write(ByteBuffer(string: ": too many event streams open\nretry: 10000\n\n"))
+                try await writer.finish(nil)
+                return
+            }
+            defer { streams.leave() }
+            let stream = handler.events()
             let (lines, sink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -206,6 +232,23 @@ public enum WebApp {
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
+}
+
+/// How many event streams are open.
+final class StreamCount: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one more stream, unless `limit` are open: false then.
+    func enter(atMost limit: Int) -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Counts one stream fewer.
+    func leave() { count.withLock { $0 -= 1 } }
 }
 
 extension Substring {

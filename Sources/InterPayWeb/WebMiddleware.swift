@@ -29,14 +29,15 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
         for (name, value) in Self.extraHeaders {
             if let field = HTTPFields.Element.Name(name) { response.headers[field] = value }
         }
-        if request.uri.path.hasPrefix("/api/") || request.uri.path.hasPrefix("/login") {
-            response.headers[.cacheControl] = "no-store"
-        }
+        // Nothing is cached but what says otherwise (the page and its assets, `no-cache`); the page a login answers
+        // says `no-store` itself.
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
     }
 }
 
-/// Lets a request through only when it passes three checks, in this order:
+/// Lets a request through only when it passes two checks, in this order (the credential check follows, on the routes
+/// under `/api/`: `CredentialMiddleware`):
 ///
 /// - Host: a request whose `Host` is not this server's loopback name and port is refused with 421 (Misdirected
 ///   Request): a page on another site whose name resolves to 127.0.0.1 (DNS rebinding) gets nothing.
@@ -44,10 +45,6 @@ public struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlewa
 ///   its `Origin` is this server's own. A request without `Origin` passes only when it carries a credential in
 ///   `Authorization` (a script or `curl`; a browser always sends `Origin` on such requests, and another site cannot
 ///   set `Authorization` without CORS, which this server never grants).
-/// - Credential, for everything under `/api/`: `Authorization: Bearer` with the token or a session `/login` opened.
-///   Cookies are never read: a browser sends them to every port of the host, so a server another local user runs
-///   on 127.0.0.1 would receive them (SECURITY.md W-COOKIE). The page, its assets and `/login` are open: they hold
-///   nothing secret, and `/login` checks the code it is given.
 public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: WebAccess
 
@@ -59,7 +56,6 @@ public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         try checkHost(request)
         try checkOrigin(request)
-        if request.uri.path.hasPrefix("/api/") { try checkCredential(request) }
         return try await next(request, context)
     }
 
@@ -79,17 +75,32 @@ public struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
         guard allowed else { throw HTTPError(.forbidden, message: "cross-origin request refused") }
     }
 
-    private func checkCredential(_ request: Request) throws {
-        guard let bearer = Self.bearer(request), access.isCredential(bearer) else {
-            throw HTTPError(
-                .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
-                message: "open the web app with the URL that 'interpay web' prints")
-        }
-    }
-
     /// The token of an `Authorization: Bearer` header, if any.
     static func bearer(_ request: Request) -> Substring? {
         guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
         return value.dropFirst("bearer ".count).drop { $0 == " " }
+    }
+}
+
+/// Lets a request through only with a credential: `Authorization: Bearer` with the token or a session `/login` opened
+/// (401 otherwise). The router adds it to the routes under `/api/`; the page, its assets and `/login` are open (they
+/// hold nothing secret, and `/login` checks the code it is given). Cookies are never read: a browser sends them to
+/// every port of the host, so a server another local user runs on 127.0.0.1 would receive them (SECURITY.md
+/// W-COOKIE).
+public struct CredentialMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: WebAccess
+
+    /// Checks against `access`.
+    public init(access: WebAccess) { self.access = access }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let bearer = AccessMiddleware<Context>.bearer(request), access.isCredential(bearer) else {
+            throw HTTPError(
+                .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+                message: "open the web app with the URL that 'interpay web' prints")
+        }
+        return try await next(request, context)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
 import InterPayControl
-import InterPayWeb
 import Testing
+
+@testable import InterPayWeb
 
 /// A control method table that answers `status`, echoes params, fails on demand, and has a fixed event feed.
 struct FakeHandler: ControlHandler {
@@ -137,6 +138,47 @@ struct WebAccessTests {
             #expect(response.status == .unauthorized, "a spent code opens nothing")
         }
         #expect(!Self.access.isOpenSession(code), "a code is not a session")
+    }
+
+    @Test("the credential check holds for every path the router matches to /api/, `//api/status` included")
+    func pathVariants() async throws {
+        // The router drops empty path segments; a check of the path's text (`hasPrefix("/api/")`) let these through.
+        let client = Self.client()
+        for path in ["//api/status", "//api/events", "/api//status", "///api/list"] {
+            try await client.execute(uri: path, method: .get) { #expect($0.status == .unauthorized, "\(path)") }
+        }
+        var headers: HTTPFields = [.origin: "http://localhost", .contentType: "application/json"]
+        try await client.execute(uri: "//api/send", method: .post, headers: headers, body: ByteBuffer(string: "{}")) {
+            #expect($0.status == .unauthorized)
+        }
+        headers[.authorization] = "Bearer \(Self.session)"
+        try await client.execute(uri: "//api/status", method: .get, headers: headers) {
+            #expect($0.status == .ok, "the router does match the path: the check must be the route's")
+        }
+        try await client.execute(uri: "//login?token=\(Self.token)", method: .get) { response in
+            #expect(response.status == .ok)
+            #expect(response.headers[.cacheControl] == "no-store", "a page holding a session is never cached")
+        }
+    }
+
+    @Test("beyond the event streams allowed at once, one more ends at once and frees its connection")
+    func eventStreamLimit() async throws {
+        let streams = StreamCount()
+        for _ in 0..<WebApp.maxEventStreams { #expect(streams.enter(atMost: WebApp.maxEventStreams)) }
+        let client = RouterClient(
+            router: WebApp.router(
+                handler: FakeHandler(feed: [["event": "peer-up"]]), access: Self.access, heartbeat: .seconds(15),
+                vendorScripts: [:], streams: streams))
+        try await client.execute(uri: "/api/events", method: .get, headers: Self.sessionBearer) { response in
+            let text = String(buffer: response.body)
+            #expect(text.contains("too many event streams open"))
+            #expect(!text.contains("data: "))
+        }
+        streams.leave()
+        try await client.execute(uri: "/api/events", method: .get, headers: Self.sessionBearer) { response in
+            #expect(String(buffer: response.body).contains("data: "))
+        }
+        #expect(streams.enter(atMost: WebApp.maxEventStreams), "the stream that ended counted itself out")
     }
 
     @Test("a cookie is never a credential, even one with an open session or the token (SECURITY.md W-COOKIE)")
