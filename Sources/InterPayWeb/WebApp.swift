@@ -1,7 +1,7 @@
 import FoundationEssentials
-import Synchronization
 public import Hummingbird
 public import InterPayControl
+import Synchronization
 
 /// The web app's routes: the pages, `/login`, the control methods under `/api/`, and the event stream.
 ///
