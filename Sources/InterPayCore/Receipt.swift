@@ -352,6 +352,14 @@ private struct ReceiptDocument: Decodable {
     let signature: String
 
     /// The receipt these members describe, each checked for its form.
+    /// Whether `text` is exact decimal text (PROTOCOL.md §17): ASCII digits with at most one decimal point between
+    /// digits, e.g. `18.5` or `0.0539`. A rate is shown to people; anything else (a control character) is refused.
+    static func isDecimal(_ text: String) -> Bool {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return (1...2).contains(parts.count)
+            && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { (0x30...0x39).contains($0) } }
+    }
+
     func receipt() throws(ReceiptError) -> Receipt {
         guard type == Receipt.type else { throw .malformed("'type' must be '\(Receipt.type)'") }
         guard version == Receipt.version else { throw .malformed("unknown receipt version '\(version)'") }
@@ -363,8 +371,8 @@ private struct ReceiptDocument: Decodable {
         let money = try Self.money(amount, currency, "amount", positive: true)
         var converted: Receipt.Quote?
         if let quote {
-            guard !quote.rate.isEmpty, quote.rate.utf8.count <= 64 else {
-                throw .malformed("'quote.rate' must be 1 to 64 characters")
+            guard Self.isDecimal(quote.rate), quote.rate.utf8.count <= 64 else {
+                throw .malformed("'quote.rate' must be exact decimal text of 1 to 64 characters")
             }
             converted = Receipt.Quote(
                 amount: try Self.money(quote.amount, quote.currency, "quote.amount", positive: false),

@@ -65,6 +65,10 @@ public enum SeriesHoldReason: String, Sendable, Hashable, Codable {
     case outsideSeries = "outside-series"
     /// The period is not due yet by the series' calendar (the payer's daemon checks this; `decide` does not).
     case notDue = "not-due"
+    /// The period is not the latest one due, or not later than the last one accepted without the user: a payee
+    /// requests only the latest period due, once (PROTOCOL.md §8.6), so an earlier one is never approved in advance
+    /// (the payer's daemon checks this; `decide` does not).
+    case notLatest = "not-latest"
 }
 
 /// The pure state machine of a subscription series: transitions and the payer's standing-approval decision.
@@ -108,6 +112,13 @@ public enum SeriesMachine {
             return .askUser(.aboveCap)
         }
         return .acceptAutomatically
+    }
+
+    /// The period of series `seriesID`, from `first` and below `count`, whose payment ID is `id`, if any. Only a
+    /// version 5 UUID can be one; for others nothing is computed.
+    public static func period(withID id: UUID, series seriesID: UUID, from first: Int, count: Int) -> Int? {
+        guard id.uuid.6 >> 4 == 5, first < count else { return nil }
+        return (max(first, 0)..<count).first { instanceID(series: seriesID, index: $0) == id }
     }
 
     /// The namespace of period request IDs (a UUIDv5 namespace of its own).

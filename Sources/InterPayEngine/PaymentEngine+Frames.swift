@@ -72,6 +72,16 @@ extension PaymentEngine {
             messageID: messageID, peerID: peer, paymentID: payment, receivedAt: now, response: answer, codec: codec)
     }
 
+    /// Whether `id` is the payment ID of a period not yet requested of a series in which we bill `payer`.
+    func isFuturePeriodOfOurs(_ id: UUID, payer: PeerID, ledger: Ledger) throws -> Bool {
+        guard id.uuid.6 >> 4 == 5 else { return false }  // a period's ID is a version 5 UUID; most IDs are not
+        return try ledger.seriesBilling(payerID: payer).contains { series in
+            SeriesMachine.period(
+                withID: id, series: series.id, from: (series.lastIndex ?? -1) + 1,
+                count: series.count ?? Limits.maxSeriesCount) != nil
+        }
+    }
+
     private func receiveRequest(
         _ frame: PaymentMessage.Request, from peer: PeerID, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
@@ -115,6 +125,13 @@ extension PaymentEngine {
                         reasonCode: existing.state.conflictReason)),
                 to: peer)
         }
+        if try isFuturePeriodOfOurs(payment.id, payer: peer, ledger: ledger) {
+            // The ID of a period we are still to request of this peer (PROTOCOL.md §8.6): taken first by its request,
+            // the period could never be requested, and the payer would never be billed for it again.
+            return try answering(
+                .error(.init(code: .notAuthorized, message: "payment ID not available", ref: frame.messageID)),
+                to: peer)
+        }
         var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
         var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
         var events = [
@@ -143,6 +160,7 @@ extension PaymentEngine {
             outgoing = try outboxRecords(for: rejection, payment: record, now: now, sending: plan.session != nil)
         }
         var automatic: String?
+        var acceptedSeries: SeriesRecord?
         if !refused, payment.series != nil {
             // A period of a subscription series: accepted here without the user when the series is approved and
             // the amount within its cap (PROTOCOL.md §8.6); any other request naming a series waits for the user.
@@ -152,6 +170,7 @@ extension PaymentEngine {
             outgoing = try outboxRecords(
                 for: standing.actions, payment: record, now: now, sending: plan.session != nil)
             automatic = standing.detail
+            acceptedSeries = standing.series
         }
         let seenRow = try answer.map {
             try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now)
@@ -159,6 +178,7 @@ extension PaymentEngine {
         var change = LedgerChange(payment: record, events: events, seenMessage: seenRow)
         change.paymentIsNew = true  // `existing` is nil here
         change.outbox = outgoing
+        change.series = acceptedSeries
         let stored = try ledger.apply(change)
         var outcome = StepOutcome()
         // The answer's bytes as stored with the seen row: a resend of this frame gets the same ones.

@@ -397,13 +397,17 @@ extension PaymentEngine {
     }
 
     /// On the payer's side, for a new request naming a series: accepts it without the user when the series is
-    /// ours with this payee, approved, and the amount within the cap; otherwise it stays pending. A request naming a
-    /// series we do not have with this peer loses the link (it is an ordinary request).
+    /// ours with this payee, approved, the amount within the cap, and the period the latest one due and later than
+    /// the last accepted so (the series, with that period as its `lastIndex`, is returned to be written with the
+    /// payment); otherwise it stays pending. A request naming a series we do not have with this peer loses the link
+    /// (it is an ordinary request).
     func standingApproval(
         for record: inout PaymentRecord, lifecycle: inout PaymentLifecycle, from peer: PeerID, ledger: Ledger,
         now: Timestamp
-    ) throws -> (events: [PaymentEventRecord], actions: [PaymentLifecycle.Action], detail: String?) {
-        guard let seriesID = record.seriesID, let index = record.seriesIndex else { return ([], [], nil) }
+    ) throws -> (
+        events: [PaymentEventRecord], actions: [PaymentLifecycle.Action], detail: String?, series: SeriesRecord?
+    ) {
+        guard let seriesID = record.seriesID, let index = record.seriesIndex else { return ([], [], nil, nil) }
         // A period's payment ID is derived from the series and the period (PROTOCOL.md §8.6), so that one period
         // can never be two payments: a request of ours with another ID, or naming a series we do not keep with
         // this payee, is an ordinary request.
@@ -415,13 +419,32 @@ extension PaymentEngine {
                 metadata: ["payment": "\(record.id.wireString)", "series": "\(seriesID.wireString)"])
             record.seriesID = nil
             record.seriesIndex = nil
-            return ([], [], nil)
+            return ([], [], nil, nil)
+        }
+        guard series.capMinor != nil else {
+            // Never approved (still offered, or declined or ended before any approval): the request is an ordinary
+            // one. Linked, it made its series a row that could never be pruned, and 256 such (16 keys, 16 offers
+            // each) refused every later offer from anyone, for good.
+            logger.info(
+                "request names a subscription never approved; handled as an ordinary request",
+                metadata: ["payment": "\(record.id.wireString)", "series": "\(seriesID.wireString)"])
+            record.seriesID = nil
+            record.seriesIndex = nil
+            return ([], [], nil, nil)
         }
         var decision = SeriesMachine.decide(
             amount: try record.amount, index: index, state: series.state, cap: try series.cap, count: series.count)
-        if decision == .acceptAutomatically, series.calendar.due(index) > now.adding(seconds: Limits.maxClockSkew) {
+        let calendar = series.calendar
+        if decision == .acceptAutomatically, calendar.due(index) > now.adding(seconds: Limits.maxClockSkew) {
             // A period asked before it is due (by the offer's own calendar) is not approved in advance.
             decision = .askUser(.notDue)
+        } else if decision == .acceptAutomatically,
+            index < calendar.latestDue(at: now.adding(seconds: -Limits.maxClockSkew)) ?? 0
+                || index <= series.lastIndex ?? -1
+        {
+            // The payee asks for the latest period due, once (§8.6); the payer holds it to that. Without this, a
+            // series offered with a start years back had every period since accepted at once, each within the cap.
+            decision = .askUser(.notLatest)
         }
         guard decision == .acceptAutomatically else {
             if case .askUser(let why) = decision {
@@ -429,8 +452,11 @@ extension PaymentEngine {
                     "request of a subscription waits for the user",
                     metadata: ["payment": "\(record.id.wireString)", "why": "\(why.rawValue)"])
             }
-            return ([], [], nil)
+            return ([], [], nil, nil)
         }
+        var accepted = series
+        accepted.lastIndex = index
+        accepted.updatedAt = now
         let acceptID = UUID.timeOrdered()
         let actions = lifecycle.handle(.localAccept(messageID: acceptID), now: now)
         let detail =
@@ -443,6 +469,6 @@ extension PaymentEngine {
             return event
         }
         record.update(from: lifecycle, now: now)
-        return (events, actions, detail)
+        return (events, actions, detail, accepted)
     }
 }

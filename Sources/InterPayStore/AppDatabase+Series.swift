@@ -11,6 +11,17 @@ extension Ledger {
             db.cachedStatement(sql: "SELECT * FROM series WHERE id = ?"), arguments: [id.wireString])
     }
 
+    /// The series `payerID` is asked to pay, ours as the payee, offered or approved: those whose periods' payment
+    /// IDs are still to be used by us.
+    public func seriesBilling(payerID: PeerID) throws -> [SeriesRecord] {
+        try SeriesRecord
+            .filter(
+                sql: "role = 'payee' AND payerID = ? AND state IN ('offered', 'approved')",
+                arguments: [payerID.description]
+            )
+            .fetchAll(db)
+    }
+
     /// The series this side requests periods of: ours as the payee, approved, with periods left to request.
     public func seriesToSchedule() throws -> [SeriesRecord] {
         try SeriesRecord

@@ -91,7 +91,10 @@ enum ReceiptText {
         table.append(("Amount", r.amount.description))
         if let quote = r.quote {
             table.append(
-                ("Quote", "\(quote.amount) at rate \(quote.rate), rates of \(ISO8601Time.format(quote.ratesAt))"))
+                (
+                    "Quote",
+                    "\(quote.amount) at rate \(SafeText.escaped(quote.rate)), rates of \(ISO8601Time.format(quote.ratesAt))"
+                ))
         }
         table.append(("Memo", r.memo.isEmpty ? "-" : SafeText.escaped(r.memo)))
         table.append(("Category", r.category.map(SafeText.escaped) ?? "-"))

@@ -88,6 +88,25 @@ struct ReceiptTests {
         #expect(throws: ReceiptError.keyMismatch) { try SignedReceipt(verifying: renamed) }
     }
 
+    @Test("a quote's rate is exact decimal text: escapes for a terminal, or any other text, do not verify")
+    func rateIsDecimal() throws {
+        let signer = ReceiptSigner()
+        for rate in ["\u{1B}[1A\u{1B}[2KAmount 0.01 MXN", "1e-5", ".5", "5.", "1.2.3", "", "-0.5", "0,05", "１８.5"] {
+            var receipt = try Self.receipt(signer: signer)
+            receipt.quote?.rate = rate
+            // Signed by the payee's own key: before, the receipt verified whatever the rate said.
+            let signed = try SignedReceipt.sign(receipt, with: signer)
+            #expect(throws: ReceiptError.self, "\(rate.debugDescription)") {
+                try SignedReceipt(verifying: signed.text)
+            }
+        }
+        for rate in ["18.5", "0.0496", "1", "123456789.000000001"] {
+            var receipt = try Self.receipt(signer: signer)
+            receipt.quote?.rate = rate
+            #expect(try SignedReceipt(verifying: try SignedReceipt.sign(receipt, with: signer).text).receipt == receipt)
+        }
+    }
+
     @Test("malformed receipts name what is wrong")
     func malformed() throws {
         #expect(throws: ReceiptError.self) { try SignedReceipt(verifying: "not json") }

@@ -1,0 +1,185 @@
+"""A payee or payer of a subscription who bends it (SECURITY.md S-PAST, S-PERIOD-ID, S-NEVER): a start years back
+that had every period since accepted at once, the payment IDs of periods still to come taken first, and requests
+naming offers never approved that made those offers rows no pruning could remove. And a payee whose signed receipt
+carries terminal escapes in its rate (T-RECEIPT-TEXT)."""
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import time
+import uuid
+
+import interpay_wire as wire
+
+DESCRIPTION = ("periods from a start years back, a payer taking its future periods' IDs, links to offers never "
+               "approved, a receipt's rate with terminal escapes")
+
+# PROTOCOL.md §8.6: a period's payment ID is the UUIDv5 of "<seriesID>/<index>" in this namespace.
+PERIOD_NAMESPACE = uuid.UUID("6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5")
+SUBSCRIBER = ["receipts", "subscriptions"]
+
+
+def period_id(series, index):
+    return str(uuid.uuid5(PERIOD_NAMESPACE, "%s/%d" % (series, index)))
+
+
+def ledger_rows(h, daemon, sql, arguments=()):
+    database = sqlite3.connect("file:%s?mode=ro" % os.path.join(h.work, daemon, "ledger.sqlite"), uri=True)
+    try:
+        return database.execute(sql, arguments).fetchall()
+    finally:
+        database.close()
+
+
+def offer(payee, payer, start, count=None):
+    terms = {"payee": payee, "payer": payer, "amount": {"currency": "EUR", "minorUnits": 3000}, "period": "month",
+             "start": start, "timeZone": "UTC", "memo": "gym"}
+    if count is not None:
+        terms["count"] = count
+    return {"type": "series", "action": "offer", "messageID": str(uuid.uuid4()), "seriesID": str(uuid.uuid4()),
+            "offer": terms}
+
+
+def answer(conn, frame):
+    """The ack or error that names `frame`, skipping anything else the daemon sends meanwhile."""
+    return conn.next_frame(lambda f: frame["messageID"] in (f.get("messageID"), f.get("ref"), f.get("ackedID")))
+
+
+def run(h):
+    past_start(h)
+    future_period_ids(h)
+    never_approved(h)
+    receipt_rate(h)
+
+
+def past_start(h):
+    """S-PAST: a monthly series offered with a start 400 days back, approved; the payee then asks for every period
+    since. The payer accepted each one without its user (the amount within the cap): 14 accepted promises."""
+    alice = h.daemon("alice")
+    mallory = h.identity("mallory")
+    conn = h.connect(alice, mallory, name="gym", capabilities=SUBSCRIBER)
+    series = offer(mallory["id"], alice.id, int(time.time()) - 400 * 86400)
+    conn.send(series)
+    acked = answer(conn, series)
+    h.check(acked is not None and acked.get("action") == "ack", "the offer is acknowledged", wire.describe(acked))
+    approved = alice.interpay("approve", series["seriesID"])
+    h.check(approved.returncode == 0, "alice approves the series", approved.stderr[-300:])
+    sid = series["seriesID"]
+    for index in range(14):
+        frame = wire.request_frame(mallory["id"], alice.id, minor=3000, currency="EUR", memo="gym",
+                                   payment_id=period_id(sid, index), series={"seriesID": sid, "index": index})
+        conn.send(frame)
+        answer(conn, frame)
+    time.sleep(0.5)  # the automatic accepts follow the acks
+    accepted = ledger_rows(h, "alice", "SELECT count(*) FROM payment WHERE seriesID = ? AND state = 'accepted'",
+                           (sid,))[0][0]
+    waiting = ledger_rows(h, "alice", "SELECT count(*) FROM payment WHERE seriesID = ? AND state = 'pending'",
+                          (sid,))[0][0]
+    latest = ledger_rows(h, "alice", "SELECT state FROM payment WHERE id = ?", (period_id(sid, 13),))
+    h.check(accepted == 1 and waiting == 13 and latest == [("accepted",)],
+            "of the 14 periods due since a start 400 days back, only the latest (13) is accepted without the user "
+            "(%d accepted, %d waiting)" % (accepted, waiting))
+    conn.close()
+
+
+def future_period_ids(h):
+    """S-PERIOD-ID: bob bills mallory monthly; mallory, the payer, sends requests of its own under the payment IDs
+    of the periods to come. Stored, each such period could never be requested: bob's daemon passed over it."""
+    bob = h.daemon("bob")
+    mallory = h.identity("mallory-payer")
+    conn = h.connect(bob, mallory, name="member", capabilities=SUBSCRIBER)
+    offered = bob.interpay("subscribe", mallory["id"], "30.00", "EUR", "--every", "month", "--json")
+    h.check(offered.returncode == 0, "bob offers mallory a monthly subscription", offered.stderr[-300:])
+    sid = json.loads(offered.stdout or "{}").get("id", "")
+    answers = []
+    for index in range(1, 4):
+        frame = wire.request_frame(mallory["id"], bob.id, minor=100, currency="EUR", memo="mine now",
+                                   payment_id=period_id(sid, index))
+        conn.send(frame)
+        answers.append(answer(conn, frame))
+    refused = [a for a in answers if a is not None and a.get("type") == "error" and a.get("code") == "not-authorized"]
+    h.check(len(refused) == 3, "the payer's requests under the IDs of periods 1 to 3 are refused (not-authorized)",
+            "; ".join(wire.describe(a) for a in answers))
+    taken = ledger_rows(h, "bob", "SELECT count(*) FROM payment WHERE id IN (?, ?, ?)",
+                        tuple(period_id(sid, index) for index in range(1, 4)))[0][0]
+    h.check(taken == 0, "none of those IDs is stored (%d taken)" % taken)
+    conn.close()
+
+
+def never_approved(h):
+    """S-NEVER: offers never approved, each named by a request and then ended. The request kept its link, so the
+    ended offer was a row no pruning could remove; with 16 such, every later offer of the peer was refused for good
+    (and with 256 of 16 keys, every offer from anyone)."""
+    carol = h.daemon("carol")
+    mallory = h.identity("mallory-offers")
+    conn = h.connect(carol, mallory, name="club", capabilities=SUBSCRIBER)
+    for _ in range(16):
+        series = offer(mallory["id"], carol.id, int(time.time()) - 86400, count=12)
+        conn.send(series)
+        answer(conn, series)
+        sid = series["seriesID"]
+        frame = wire.request_frame(mallory["id"], carol.id, minor=3000, currency="EUR", memo="club",
+                                   payment_id=period_id(sid, 0), series={"seriesID": sid, "index": 0})
+        conn.send(frame)
+        answer(conn, frame)
+        end = {"type": "series", "action": "end", "messageID": str(uuid.uuid4()), "seriesID": sid}
+        conn.send(end)
+        answer(conn, end)
+    linked = ledger_rows(h, "carol", "SELECT count(*) FROM payment WHERE seriesID IS NOT NULL")[0][0]
+    h.check(linked == 0, "requests naming offers never approved are ordinary ones (%d linked)" % linked)
+    late = offer(mallory["id"], carol.id, int(time.time()) + 86400, count=12)
+    conn.send(late)
+    reply = answer(conn, late)
+    h.check(reply is not None and reply.get("type") == "series" and reply.get("action") == "ack",
+            "after 16 such offers ended, the next offer is still taken", wire.describe(reply))
+    conn.close()
+
+
+def signed_receipt(identity, fields):
+    """The receipt text (PROTOCOL.md §17.2) of `fields`, signed with `identity`'s key through the openssl CLI."""
+    receipt = dict(fields, payeeKey=wire.certificate_spki(identity["cert"]).hex())
+    text = json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", identity["key"]], input=text.encode(),
+                         check=True, capture_output=True).stdout
+    # DER SEQUENCE { INTEGER r, INTEGER s } to r || s, 32 bytes each.
+    r_length = der[3]
+    r = der[4:4 + r_length]
+    s = der[4 + r_length + 2:]
+    receipt["signature"] = (r[-32:].rjust(32, b"\0") + s[-32:].rjust(32, b"\0")).hex()
+    return json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def receipt_rate(h):
+    """T-RECEIPT-TEXT: the payee signs its own receipt, with escape sequences in the quote's rate; the receipt verified
+    (the rate was any text of 1 to 64 bytes) and `interpay receipt` wrote the rate as it came: the escapes moved the
+    cursor up and rewrote the Amount line on the payer's terminal."""
+    dave = h.daemon("dave")
+    mallory = h.identity("mallory-shop")
+    conn = h.connect(dave, mallory, name="shop", capabilities=["receipts"])
+    frame = wire.request_frame(mallory["id"], dave.id, minor=1250, currency="MXN", memo="tacos")
+    conn.send(frame)
+    conn.answer_to(frame["messageID"])
+    payment = frame["payment"]["id"]
+    accepted = dave.interpay("accept", payment)
+    h.check(accepted.returncode == 0, "dave accepts mallory's request", accepted.stderr[-300:])
+    conn.next_frame(lambda f: f.get("type") == "accept")
+    escape = "\u001b[1A\u001b[2KAmount    0.01 MXN"
+    receipt = signed_receipt(mallory, {
+        "type": "interpay-receipt", "version": "1", "paymentID": payment, "payeeID": mallory["id"],
+        "payerID": dave.id, "payeeName": "shop", "payerName": "dave", "amount": "1250", "currency": "MXN",
+        "memo": "tacos", "acceptedAt": "2026-01-01T00:00:00Z", "settledAt": "2026-01-01T00:01:00Z",
+        "quote": {"amount": "68", "currency": "USD", "rate": escape, "ratesAt": "2026-01-01T00:00:00Z"}})
+    settle = {"type": "settle", "messageID": str(uuid.uuid4()), "paymentID": payment, "receipt": receipt}
+    conn.send(settle)
+    conn.answer_to(settle["messageID"])
+    shown = dave.interpay("receipt", payment, "--format", "text")
+    listed = dave.interpay("show", payment)
+    h.check("\x1b" not in shown.stdout + shown.stderr + listed.stdout,
+            "no escape sequence of a receipt reaches the terminal (receipt: exit %d)" % shown.returncode,
+            repr((shown.stdout + shown.stderr)[-300:]))
+    stored = ledger_rows(h, "dave", "SELECT state, receipt IS NULL FROM payment WHERE id = ?", (payment,))
+    h.check(stored == [("settled", 1)], "the payment is settled on the payee's word, the receipt refused",
+            repr(stored))
+    conn.close()
