@@ -1,5 +1,5 @@
-"""Ledger and CPU growth (SECURITY.md T-FLOOD): twenty fresh keys flood a daemon with requests, half of them
-already expired."""
+"""Ledger and CPU growth (SECURITY.md T-FLOOD, T-GROWTH): twenty fresh keys flood a daemon with requests, half of them
+already expired; then requests that expire within a second, which free their pending slots at once."""
 
 import json
 import os
@@ -8,7 +8,8 @@ import time
 
 import interpay_wire as wire
 
-DESCRIPTION = "20 fresh keys × 150 requests (half expired on arrival): shared limits bound the ledger; idle CPU after"
+DESCRIPTION = ("20 fresh keys × 150 requests (half expired on arrival): shared limits bound the ledger; idle CPU after; "
+               "requests expiring at once: the day's budget bounds the ledger")
 
 KEYS = 20
 PER_KEY = 150
@@ -82,3 +83,40 @@ def run(h):
     elapsed = time.monotonic() - started
     print("flood: interpay history --limit 20 took %.0f ms" % (elapsed * 1000), flush=True)
     h.check(out.returncode == 0, "history answers after the flood", out.stderr)
+
+    fast_expiring(h)
+
+
+def fast_expiring(h):
+    """T-GROWTH: requests that expire a second after they arrive leave the pending counts at once, so before the
+    day's budget keys no one paired could store ~1,200 payments a minute (1.4 KB each, kept at least 7 days after
+    expiry: about 2.4 GB a day). With 10 pending per peer, the unpaired share 100 a day."""
+    bob = h.daemon("bob", "[limits]\nmax_pending_per_peer = 10\n")
+    identities = [h.identity("brief%02d" % index) for index in range(4)]
+    connections = [h.connect(bob, identity, name="brief %d" % index) for index, identity in enumerate(identities)]
+    stored = 0
+    sent = 0
+    deadline = time.monotonic() + 12
+    while time.monotonic() < deadline:
+        frames = []
+        for identity, conn in zip(identities, connections):
+            for _ in range(5):
+                frame = wire.request_frame(identity["id"], bob.id, memo="brief", lifetime=1)
+                conn.send(frame)
+                frames.append((conn, frame))
+        for conn, frame in frames:
+            answer = conn.answer_to(frame["messageID"])
+            sent += 1
+            stored += 1 if answer is not None and answer.get("type") == "ack" else 0
+        time.sleep(1.1)  # the requests expire; their pending slots are free again
+    database = sqlite3.connect("file:%s?mode=ro" % os.path.join(h.work, "bob", "ledger.sqlite"), uri=True)
+    rows = database.execute("SELECT count(*) FROM payment").fetchone()[0]
+    database.close()
+    print("flood: %d requests expiring at once sent in 12 s, %d stored" % (sent, rows), flush=True)
+    h.check(rows <= 100, "keys no one paired store at most the day's budget of 100: %d of %d" % (rows, sent))
+    refused = [conn.received[-1] for conn in connections if conn.received]
+    h.check(any(f.get("code") == "limit-exceeded" and "today" in f.get("message", "") for f in refused),
+            "the rest are refused limit-exceeded, saying it is the day's budget",
+            wire.describe(refused[0]) if refused else "")
+    for conn in connections:
+        conn.close()

@@ -8,7 +8,10 @@ import InterPayCore
 /// Only admitted requests use the budget: a peer resending refused requests does not lock itself out for longer.
 /// Peers that are not paired also share one budget, since a fresh key costs nothing: all their requests together
 /// may be pending `maxPendingUnpaired` at once and arrive `maxPerMinuteUnpaired` a minute (by default ten times and
-/// twice the per-peer limits). Twenty fresh keys thus get what two or so peers would, not twenty times as much.
+/// twice the per-peer limits), and `maxPerDayUnpaired` a day (as many as may be pending at once). Twenty fresh keys
+/// thus get what two or so peers would, not twenty times as much; and since payments are kept (PROTOCOL.md §9.2),
+/// the day's budget is what bounds how fast keys no one paired can grow the ledger: requests that expire within
+/// seconds free their pending slots at once, and before it ~1,200 a minute were stored, 1.4 KB each.
 ///
 /// Pure: the caller says how many of the peer's requests are pending and what time it is (the engine counts them in
 /// the same transaction as the request's step, so the count is exact). State is in memory only; a restart gives
@@ -34,6 +37,8 @@ public struct RequestLimiter: Sendable {
         public var maxPendingUnpaired: Int { maxPending.saturatingTimes(10) }
         /// Requests of all peers that are not paired together per minute at most.
         public var maxPerMinuteUnpaired: Int { maxPerMinute.saturatingTimes(2) }
+        /// Requests of all peers that are not paired together per day at most.
+        public var maxPerDayUnpaired: Int { maxPendingUnpaired }
     }
 
     /// Why a request was refused.
@@ -46,6 +51,8 @@ public struct RequestLimiter: Sendable {
         case tooManyPendingUnpaired(limit: Int)
         /// Peers that are not paired sent `limit` requests in the last minute already, all together.
         case tooManyRequestsUnpaired(limit: Int)
+        /// Peers that are not paired sent `limit` requests in the last day already, all together.
+        case tooManyRequestsUnpairedToday(limit: Int)
 
         /// The text of the `error` frame and of the log line.
         var description: String {
@@ -56,6 +63,8 @@ public struct RequestLimiter: Sendable {
                 "too many pending requests from peers not paired (limit \(limit) together)"
             case .tooManyRequestsUnpaired(let limit):
                 "too many requests from peers not paired (limit \(limit) per minute together)"
+            case .tooManyRequestsUnpairedToday(let limit):
+                "too many requests from peers not paired today (limit \(limit) a day together); pair to be let in"
             }
         }
 
@@ -66,6 +75,7 @@ public struct RequestLimiter: Sendable {
             case .tooManyRequests: 1
             case .tooManyPendingUnpaired: 2
             case .tooManyRequestsUnpaired: 3
+            case .tooManyRequestsUnpairedToday: 4
             }
         }
     }
@@ -88,8 +98,9 @@ public struct RequestLimiter: Sendable {
 
     let limits: Limits
     private var buckets: [PeerID: Bucket] = [:]
-    /// The budget all peers that are not paired share.
+    /// The budget all peers that are not paired share, by the minute and by the day.
     private var unpairedBucket: Bucket?
+    private var unpairedDayBucket: Bucket?
 
     /// Beyond this many peers tracked, the peers whose budget is full again are forgotten, and if that is not enough
     /// the least recently seen, down to half this many: the map never holds more, whatever the number of keys.
@@ -109,6 +120,9 @@ public struct RequestLimiter: Sendable {
         var shared = unpairedPending.map { _ in
             refilled(unpairedBucket, capacity: limits.maxPerMinuteUnpaired, now: now)
         }
+        var sharedDay = unpairedPending.map { _ in
+            refilled(unpairedDayBucket, capacity: limits.maxPerDayUnpaired, period: 86_400, now: now)
+        }
         let refusal: Refusal? =
             if pending >= limits.maxPending {
                 .tooManyPending(limit: limits.maxPending)
@@ -118,13 +132,17 @@ public struct RequestLimiter: Sendable {
                 .tooManyPendingUnpaired(limit: limits.maxPendingUnpaired)
             } else if let tokens = shared?.tokens, tokens < 1 {
                 .tooManyRequestsUnpaired(limit: limits.maxPerMinuteUnpaired)
+            } else if let tokens = sharedDay?.tokens, tokens < 1 {
+                .tooManyRequestsUnpairedToday(limit: limits.maxPerDayUnpaired)
             } else {
                 nil
             }
         guard let refusal else {
             bucket.tokens -= 1
             shared?.tokens -= 1
+            sharedDay?.tokens -= 1
             if let shared { unpairedBucket = shared }
+            if let sharedDay { unpairedDayBucket = sharedDay }
             store(bucket, for: peer, now: now)
             return nil
         }
@@ -149,12 +167,13 @@ public struct RequestLimiter: Sendable {
     /// How many peers' budgets are held in memory.
     var trackedCount: Int { buckets.count }
 
-    private func refilled(_ bucket: Bucket?, capacity limit: Int, now: Timestamp) -> Bucket {
+    /// `bucket` (a full one if nil) refilled for the time since it was last used, at `limit` per `period` seconds.
+    private func refilled(_ bucket: Bucket?, capacity limit: Int, period: Double = 60, now: Timestamp) -> Bucket {
         let capacity = Double(limit)
         guard var bucket else { return Bucket(tokens: capacity, updatedAt: now) }
         // A clock set back gives nothing; a clock set forward at most a full bucket.
         let elapsed = max(0, now.secondsSince1970 - bucket.updatedAt.secondsSince1970)
-        bucket.tokens = min(capacity, bucket.tokens + Double(elapsed) * capacity / 60)
+        bucket.tokens = min(capacity, bucket.tokens + Double(elapsed) * capacity / period)
         bucket.updatedAt = now
         return bucket
     }

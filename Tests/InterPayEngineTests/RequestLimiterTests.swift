@@ -121,6 +121,29 @@ struct RequestLimiterTests {
         #expect(limiter.admit(from: alice, pending: 0, unpairedPending: nil, now: start) == nil)
     }
 
+    @Test("unpaired peers together get at most a day's budget, however fast their requests expire (T-GROWTH)")
+    func unpairedDailyBudget() {
+        // 5 pending per peer: 50 unpaired pending together, and 50 a day. 600 a minute per peer, 1,200 together.
+        var limiter = RequestLimiter(limits: .init(maxPending: 5, maxPerMinute: 600))
+        #expect(limiter.limits.maxPerDayUnpaired == 50)
+        var admitted = 0
+        // Ten minutes of fresh keys whose requests expire at once (nothing stays pending): before, 1,200 a minute.
+        for second in 0..<600 {
+            let peer = PeerID(subjectPublicKeyInfoDER: Array("fresh \(second % 20)".utf8))
+            if limiter.admit(from: peer, pending: 0, unpairedPending: 0, now: at(Int64(second))) == nil {
+                admitted += 1
+            }
+        }
+        // 50, and what 10 minutes refill at 50 a day (0.35): the day's budget is spent.
+        #expect(admitted == 50, "\(admitted)")
+        let refused = limiter.admit(from: bob, pending: 0, unpairedPending: 0, now: at(600))
+        #expect(refused?.refusal == .tooManyRequestsUnpairedToday(limit: 50))
+        // A paired peer does not draw on it.
+        #expect(limiter.admit(from: alice, pending: 0, unpairedPending: nil, now: at(600)) == nil)
+        // A day later the budget is whole again.
+        #expect(limiter.admit(from: bob, pending: 0, unpairedPending: 0, now: at(600 + 86_400)) == nil)
+    }
+
     @Test("limits configured as unlimited stay unlimited together")
     func saturating() {
         let limits = RequestLimiter.Limits(maxPending: .max, maxPerMinute: .max)
