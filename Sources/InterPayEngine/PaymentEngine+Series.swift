@@ -410,23 +410,21 @@ extension PaymentEngine {
         guard let seriesID = record.seriesID, let index = record.seriesIndex else { return ([], [], nil, nil) }
         // A period's payment ID is derived from the series and the period (PROTOCOL.md §8.6), so that one period
         // can never be two payments: a request of ours with another ID, or naming a series we do not keep with
-        // this payee, is an ordinary request.
-        guard let series = try ledger.series(id: seriesID), series.role == .payer, series.peerID == peer,
-            record.id == SeriesMachine.instanceID(series: seriesID, index: index)
-        else {
+        // this payee, is an ordinary request. So is one naming a series never approved (still offered, or declined
+        // or ended before any approval): linked, it made its series a row that could never be pruned, and 256 such
+        // (16 keys, 16 offers each) refused every later offer from anyone, for good.
+        let series = try ledger.series(id: seriesID)
+        let why: String? =
+            if let series, series.role == .payer, series.peerID == peer,
+                record.id == SeriesMachine.instanceID(series: seriesID, index: index)
+            {
+                series.capMinor == nil ? "request names a subscription never approved" : nil
+            } else {
+                "request names a series we do not keep with this peer, or has another ID than its period's"
+            }
+        guard let series, why == nil else {
             logger.notice(
-                "request names a series we do not keep with this peer, or has another ID than its period's; handled as an ordinary request",
-                metadata: ["payment": "\(record.id.wireString)", "series": "\(seriesID.wireString)"])
-            record.seriesID = nil
-            record.seriesIndex = nil
-            return ([], [], nil, nil)
-        }
-        guard series.capMinor != nil else {
-            // Never approved (still offered, or declined or ended before any approval): the request is an ordinary
-            // one. Linked, it made its series a row that could never be pruned, and 256 such (16 keys, 16 offers
-            // each) refused every later offer from anyone, for good.
-            logger.info(
-                "request names a subscription never approved; handled as an ordinary request",
+                "\(why ?? "request names no series of ours"); handled as an ordinary request",
                 metadata: ["payment": "\(record.id.wireString)", "series": "\(seriesID.wireString)"])
             record.seriesID = nil
             record.seriesIndex = nil
