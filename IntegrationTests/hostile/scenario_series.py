@@ -14,7 +14,7 @@ import uuid
 import interpay_wire as wire
 
 DESCRIPTION = ("periods from a start years back, a payer taking its future periods' IDs, links to offers never "
-               "approved, a receipt's rate with terminal escapes")
+               "approved, receipts with terminal escapes and bidi overrides")
 
 # PROTOCOL.md §8.6: a period's payment ID is the UUIDv5 of "<seriesID>/<index>" in this namespace.
 PERIOD_NAMESPACE = uuid.UUID("6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5")
@@ -152,34 +152,44 @@ def signed_receipt(identity, fields):
 
 
 def receipt_rate(h):
-    """T-RECEIPT-TEXT: the payee signs its own receipt, with escape sequences in the quote's rate; the receipt verified
-    (the rate was any text of 1 to 64 bytes) and `interpay receipt` wrote the rate as it came: the escapes moved the
-    cursor up and rewrote the Amount line on the payer's terminal."""
-    dave = h.daemon("dave")
-    mallory = h.identity("mallory-shop")
+    receipt_text(h, "dave", {"rate": "\u001b[1A\u001b[2KAmount    0.01 MXN"}, "tacos")
+    receipt_text(h, "erin", {"memo": "tacos \u202e0009 RUE\u202c \u009b8m hidden \u007f"}, "tacos")
+
+
+def receipt_text(h, name, bent, memo):
+    """T-RECEIPT-TEXT: the payee signs its own receipt, with escape sequences in the quote's rate, or a memo other than
+    the payment's with a right-to-left override, a C1 CSI and DEL (canonical JSON escapes only C0). Each verified and
+    was kept, and `interpay receipt` wrote it as it came: the escapes rewrote the Amount line, the override reordered
+    the memo."""
+    dave = h.daemon(name)
+    mallory = h.identity("mallory-shop-" + name)
     conn = h.connect(dave, mallory, name="shop", capabilities=["receipts"])
-    frame = wire.request_frame(mallory["id"], dave.id, minor=1250, currency="MXN", memo="tacos")
+    frame = wire.request_frame(mallory["id"], dave.id, minor=1250, currency="MXN", memo=memo)
     conn.send(frame)
     conn.answer_to(frame["messageID"])
     payment = frame["payment"]["id"]
     accepted = dave.interpay("accept", payment)
     h.check(accepted.returncode == 0, "dave accepts mallory's request", accepted.stderr[-300:])
     conn.next_frame(lambda f: f.get("type") == "accept")
-    escape = "\u001b[1A\u001b[2KAmount    0.01 MXN"
+    quote = {"amount": "68", "currency": "USD", "rate": "0.054", "ratesAt": "2026-01-01T00:00:00Z"}
+    quote.update({key: value for key, value in bent.items() if key == "rate"})
     receipt = signed_receipt(mallory, {
         "type": "interpay-receipt", "version": "1", "paymentID": payment, "payeeID": mallory["id"],
         "payerID": dave.id, "payeeName": "shop", "payerName": "dave", "amount": "1250", "currency": "MXN",
-        "memo": "tacos", "acceptedAt": "2026-01-01T00:00:00Z", "settledAt": "2026-01-01T00:01:00Z",
-        "quote": {"amount": "68", "currency": "USD", "rate": escape, "ratesAt": "2026-01-01T00:00:00Z"}})
+        "memo": bent.get("memo", memo), "acceptedAt": "2026-01-01T00:00:00Z", "settledAt": "2026-01-01T00:01:00Z",
+        "quote": quote})
     settle = {"type": "settle", "messageID": str(uuid.uuid4()), "paymentID": payment, "receipt": receipt}
     conn.send(settle)
     conn.answer_to(settle["messageID"])
-    shown = dave.interpay("receipt", payment, "--format", "text")
-    listed = dave.interpay("show", payment)
-    h.check("\x1b" not in shown.stdout + shown.stderr + listed.stdout,
-            "no escape sequence of a receipt reaches the terminal (receipt: exit %d)" % shown.returncode,
-            repr((shown.stdout + shown.stderr)[-300:]))
-    stored = ledger_rows(h, "dave", "SELECT state, receipt IS NULL FROM payment WHERE id = ?", (payment,))
-    h.check(stored == [("settled", 1)], "the payment is settled on the payee's word, the receipt refused",
-            repr(stored))
+    printed = ""
+    for args in (["receipt", payment, "--format", "text"], ["receipt", payment], ["show", payment]):
+        out = dave.interpay(*args)
+        printed += out.stdout + out.stderr
+    bad = [c for c in printed if ord(c) < 0x20 and c not in "\n" or 0x7F <= ord(c) <= 0x9F
+           or c in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
+    h.check(not bad, "no control or bidi character of a receipt (%s) reaches the terminal" % ", ".join(bent),
+            repr(bad[:5]))
+    stored = ledger_rows(h, name, "SELECT state, receipt IS NULL FROM payment WHERE id = ?", (payment,))
+    h.check(stored == [("settled", 1)],
+            "the payment is settled on the payee's word, the receipt (%s) refused" % ", ".join(bent), repr(stored))
     conn.close()

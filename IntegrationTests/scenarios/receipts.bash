@@ -50,6 +50,12 @@ on alice receipt "$id" --out "$work/alice-receipt.json"
 on bob receipt "$id" --out "$work/bob-receipt.json"
 if cmp -s "$work/alice-receipt.json" "$work/bob-receipt.json"; then pass "both sides hold the same receipt, byte for byte"; else fail "receipts differ"; fi
 if on bob receipt "$id" --format text | grep -q "12.50 MXN"; then pass "the text form shows the amount"; else fail "text form: $(on bob receipt "$id" --format text)"; fi
+# --out never writes through a link planted at its path (another user's, in a shared directory).
+printf 'keep\n' >"$work/victim"
+ln -s "$work/victim" "$work/planted.json"
+expect_exit 1 "receipt --out refuses a symbolic link at the path" on bob receipt "$id" --out "$work/planted.json"
+if [[ $(cat "$work/victim") == keep ]]; then pass "the link's target is untouched"; else fail "the link's target was overwritten"; fi
+if [[ $(stat -c %a "$work/bob-receipt.json") == 600 ]]; then pass "a receipt file is the user's alone (0600)"; else fail "receipt file mode $(stat -c %a "$work/bob-receipt.json")"; fi
 expect_exit 5 "received twice is refused" on alice received "$id"
 
 echo "== verify-receipt offline, on a host with no daemon"

@@ -36,23 +36,35 @@ enum ControlSocketFile {
         let directory = parentDirectory(of: path)
         var info = stat()
         if stat(directory, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw .directoryFailed(path: directory, reason: "exists and is not a directory")
-            }
-            if let reason = unsafeDirectoryReason(
-                owner: UInt32(info.st_uid), mode: UInt32(info.st_mode), me: UInt32(geteuid()))
-            {
-                throw .directoryFailed(path: directory, reason: reason)
-            }
+            try checkExisting(directory, info)
             return
         }
         try makeDirectory(directory, mode: 0o755)
+        // Another user may have made it between `stat` and `mkdir` (which then says EEXIST): what is there now is
+        // checked as an existing directory would be, and not followed if it is a link, before its group and mode
+        // are set.
+        guard lstat(directory, &info) == 0 else {
+            throw .directoryFailed(path: directory, reason: errorText())
+        }
+        try checkExisting(directory, info)
         if let groupID, chown(directory, uid_t.max, groupID) != 0 {
             throw .directoryFailed(path: directory, reason: "chgrp \(groupID): \(errorText())")
         }
         // mkdir applies the umask; set the mode exactly.
         guard chmod(directory, mode_t(mode)) == 0 else {
             throw .directoryFailed(path: directory, reason: "chmod \(String(mode, radix: 8)): \(errorText())")
+        }
+    }
+
+    /// Throws unless `info` describes a directory that may hold the control socket (`unsafeDirectoryReason`).
+    private static func checkExisting(_ directory: String, _ info: stat) throws(ControlServerError) {
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .directoryFailed(path: directory, reason: "exists and is not a directory")
+        }
+        if let reason = unsafeDirectoryReason(
+            owner: UInt32(info.st_uid), mode: UInt32(info.st_mode), me: UInt32(geteuid()))
+        {
+            throw .directoryFailed(path: directory, reason: reason)
         }
     }
 

@@ -378,6 +378,16 @@ private struct ReceiptDocument: Decodable {
                 amount: try Self.money(quote.amount, quote.currency, "quote.amount", positive: false),
                 rate: quote.rate, ratesAt: try Self.time(quote.ratesAt, "quote.ratesAt"))
         }
+        // Text a person reads, as on the wire (PROTOCOL.md §5.3): a control or bidi character could rewrite the
+        // terminal or reorder the line. Canonical JSON escapes only C0, so DEL, C1 and bidi controls would pass.
+        for (name, text) in [
+            ("payeeName", payeeName), ("payerName", payerName), ("memo", memo), ("category", category ?? ""),
+            ("reference", reference ?? ""),
+        ] {
+            if let scalar = SafeText.forbiddenScalar(in: text) {
+                throw .malformed("'\(name)' contains \(SafeText.describe(scalar)), which text must not")
+            }
+        }
         var paymentMethod: PaymentMethod?
         if let method {
             guard let known = PaymentMethod(rawValue: method) else { throw .malformed("unknown method '\(method)'") }

@@ -3,7 +3,7 @@
 /// Names, memos, reasons and categories travel to other users' terminals, logs and browsers. A control character
 /// (Unicode general category Cc: C0, DEL and C1, so `ESC`, `CR`, `LF` among them) can rewrite a terminal's screen,
 /// hide text (`ESC[8m`) or forge a log line; a bidirectional control (U+061C, U+200E, U+200F, U+202A–U+202E,
-/// U+2066–U+2069) can make text read differently from what it is (PROTOCOL.md §5.4). Such text is refused on the
+/// U+2066–U+2069) can make text read differently from what it is (PROTOCOL.md §5.3). Such text is refused on the
 /// wire and on the control socket (`forbiddenScalar(in:)`), and anything shown that did not pass that check is
 /// escaped first (`escaped(_:)`).
 public enum SafeText {

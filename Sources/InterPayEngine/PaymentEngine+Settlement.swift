@@ -195,7 +195,8 @@ extension PaymentEngine {
     }
 
     /// The payer's step for the payee's `settle` frame: the receipt is kept if it verifies and is about this
-    /// payment between these two peers; a settlement without a valid receipt is still the payee's word.
+    /// payment between these two peers, with its amount, memo and category; a settlement without a valid receipt is
+    /// still the payee's word.
     func receiveSettle(
         _ frame: PaymentMessage.Settle, from peer: PeerID, ledger: Ledger, now: Timestamp
     ) throws
@@ -210,7 +211,8 @@ extension PaymentEngine {
                 let signed = try SignedReceipt(verifying: text)
                 let terms = signed.receipt
                 guard terms.paymentID == record.id, terms.payeeID == peer, terms.payerID == me,
-                    terms.amount.minorUnits == record.amountMinor, terms.amount.currency.code == record.currency
+                    terms.amount.minorUnits == record.amountMinor, terms.amount.currency.code == record.currency,
+                    terms.memo == record.memo, terms.category == record.category
                 else {
                     logger.notice(
                         "receipt refused: it is not about this payment",

@@ -3,6 +3,10 @@ import FoundationEssentials
 import InterPayControl
 import InterPayCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `interpay receipt`
 struct ReceiptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +21,7 @@ struct ReceiptCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: PaymentArgument
 
-    @Option(help: "Write to this file instead of standard output.", completion: .file())
+    @Option(help: "Write to this file instead of standard output (never through a symbolic link).", completion: .file())
     var out: String?
 
     @Option(help: "json (the signed receipt) or text (for people).")
@@ -42,10 +46,9 @@ struct ReceiptCommand: AsyncParsableCommand {
             }
         }
         if let out {
-            do {
-                try Data(output.utf8).write(to: URL(fileURLWithPath: out))
-            } catch {
-                throw CLIError(message: "cannot write \(out): \(error)", exitCode: 1)
+            // Replaced if it exists, but never through a link at that path; new files are the user's alone.
+            if let problem = FileOutput.write(Array(output.utf8), to: out, flags: O_TRUNC, mode: 0o600) {
+                throw CLIError(message: "cannot write \(out): \(problem)", exitCode: 1)
             }
         } else {
             print(output, terminator: "")

@@ -56,12 +56,7 @@ struct Web: AsyncParsableCommand {
             <title>InterPay</title><a href="\(url)">Open InterPay</a>
 
             """
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        let bytes = Array(page.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        return written == bytes.count ? path : nil
+        return FileOutput.write(Array(page.utf8), to: path, flags: O_EXCL, mode: 0o600) == nil ? path : nil
     }
 
     private static func complain(_ text: String) {

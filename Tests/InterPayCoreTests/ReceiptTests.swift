@@ -107,6 +107,27 @@ struct ReceiptTests {
         }
     }
 
+    @Test("text a person reads carries no control or bidi character: the payee's own signature does not make it so")
+    func textIsSafe() throws {
+        let signer = ReceiptSigner()
+        for text in ["coffee \u{202E}0009 RUE\u{202C}", "a\u{9B}8m", "del\u{7F}", "tab\there"] {
+            for member in ["memo", "payeeName", "payerName", "category", "reference"] {
+                var receipt = try Self.receipt(signer: signer)
+                switch member {
+                case "memo": receipt.memo = text
+                case "payeeName": receipt.payeeName = text
+                case "payerName": receipt.payerName = text
+                case "category": receipt.category = text
+                default: receipt.reference = text
+                }
+                let signed = try SignedReceipt.sign(receipt, with: signer)
+                #expect(throws: ReceiptError.self, "\(member): \(text.debugDescription)") {
+                    try SignedReceipt(verifying: signed.text)
+                }
+            }
+        }
+    }
+
     @Test("malformed receipts name what is wrong")
     func malformed() throws {
         #expect(throws: ReceiptError.self) { try SignedReceipt(verifying: "not json") }
