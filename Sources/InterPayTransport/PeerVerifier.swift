@@ -12,14 +12,17 @@ package import NIOSSL
 /// when the ID to expect is known (the dialing side), those bytes must hash to it.
 struct PeerVerifier: Sendable {
     let expected: PeerID?
+    /// The remote host's address, without its port: the log budget of its lines (a host refused again and again
+    /// costs the log a few lines and a count, like any peer's).
+    let address: String
     let logger: Logger
     /// Told the ID of a key that was refused because it is not the expected one.
     var onMismatch: @Sendable (PeerID) -> Void = { _ in }
 
     var callback: NIOSSLCustomVerificationCallback {
-        { [expected, logger, onMismatch] certificates, promise in
+        { [expected, address, logger, onMismatch] certificates, promise in
             guard let leaf = certificates.first else {
-                logger.warning("peer sent no certificate; connection refused")
+                logger.warning("peer sent no certificate; connection refused", metadata: ["address": "\(address)"])
                 promise.succeed(.failed)
                 return
             }
@@ -27,7 +30,7 @@ struct PeerVerifier: Sendable {
             do {
                 spki = try CertificateKey.canonicalSPKI(of: leaf)
             } catch {
-                logger.warning("peer certificate refused: \(error)")
+                logger.warning("peer certificate refused: \(error)", metadata: ["address": "\(address)"])
                 promise.succeed(.failed)
                 return
             }
@@ -35,7 +38,7 @@ struct PeerVerifier: Sendable {
             if let expected, expected != actual {
                 logger.warning(
                     "peer key does not match its advertised ID; connection refused",
-                    metadata: ["expected": "\(expected)", "actual": "\(actual)"])
+                    metadata: ["expected": "\(expected)", "actual": "\(actual)", "address": "\(address)"])
                 onMismatch(actual)
                 promise.succeed(.failed)
                 return

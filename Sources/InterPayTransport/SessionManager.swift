@@ -402,7 +402,8 @@ public actor SessionManager {
         }
         return channel.eventLoop.makeCompletedFuture { [slot] in
             let refusedKeys = self.refusedKeys
-            let verify = PeerVerifier(expected: expectedPeerID, logger: logger) { actual in
+            let address = channel.remoteAddress?.ipAddress ?? dialAddress ?? "?"
+            let verify = PeerVerifier(expected: expectedPeerID, address: address, logger: logger) { actual in
                 if let dialKey { refusedKeys.state.withLock { $0[dialKey] = actual } }
             }
             // A fresh server context per connection: its session cache and ticket key are its own, so no earlier
