@@ -77,9 +77,11 @@ struct PeerService: Service, UsesDaemonServices {
             group.addTask { await followEngine() }
             group.addTask { await followPairing() }
             group.addTask {
+                var trim = MemoryTrim()
                 while !Task.isCancelled {
                     await engine.tick()
                     await pairing.tick()
+                    trim.afterChurn(connectionsEnded: sessions.inboundConnectionsEnded)
                     // Only cancellation ends the sleep early, and the loop's condition checks it.
                     try? await Task.sleep(for: .seconds(1))
                 }

@@ -30,6 +30,11 @@ public actor SessionManager {
     /// Session events, for one consumer (the daemon).
     public nonisolated let events: SessionEvents
 
+    /// Inbound connections ended so far (sessions, and handshakes that made none): what the daemon's memory trim
+    /// looks at.
+    public nonisolated var inboundConnectionsEnded: Int { endedInbound.load(ordering: .relaxed) }
+    private nonisolated let endedInbound = Atomic<Int>(0)
+
     /// The protocol versions this side speaks (advertised in TXT `v`, negotiated in `hello`).
     public nonisolated var versions: ClosedRange<Int> { configuration.versions }
 
@@ -152,7 +157,10 @@ public actor SessionManager {
             try await withTaskCancellationHandler {
                 try await server.executeThenClose { inbound in
                     for try await connection in inbound {
-                        group.addTask { await self.handle(connection, direction: .inbound, expected: nil) }
+                        group.addTask {
+                            await self.handle(connection, direction: .inbound, expected: nil)
+                            self.endedInbound.add(1, ordering: .relaxed)
+                        }
                     }
                 }
             } onCancel: {
