@@ -96,6 +96,7 @@ let package = Package(
         .target(
             name: "InterPayControl",
             dependencies: [
+                "InterPayCore",
                 "InterPayJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

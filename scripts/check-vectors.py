@@ -22,7 +22,8 @@ FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error",
                "paid", "settle", "series"]
 FRAMING_ERRORS = {"oversize", "truncated", "invalid-utf8", "invalid-json"}
 FIELD_ERRORS = {"unknown-type", "missing-field", "invalid-field"}
-SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range"}
+SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range",
+                   "name-lookalike"}
 
 passed = 0          # vectors that passed
 failed = 0          # vectors that failed
@@ -249,7 +250,32 @@ def semantic_failures(obj):
     elif t == "hello":
         if obj["maxVersion"] < obj["minVersion"]:
             failures.add("version-range")
+        if name_looks_like_id(obj["name"]):
+            failures.add("name-lookalike")
     return failures
+
+
+# Letters of other scripts drawn as a Latin capital of the ID alphabet (a subset of UTS #39's confusables).
+LOOKALIKES = {"\u0410": "A", "\u0412": "B", "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H",
+              "\u041e": "O", "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u0423": "Y",
+              "\u0405": "S", "\u0406": "I", "\u0408": "J", "\u0417": "3", "\u0391": "A", "\u0392": "B",
+              "\u0395": "E", "\u0396": "Z", "\u0397": "H", "\u0399": "I", "\u039a": "K", "\u039c": "M",
+              "\u039d": "N", "\u039f": "O", "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X",
+              "0": "O", "1": "I", "8": "B"}
+
+
+def name_looks_like_id(name):
+    """PROTOCOL.md §7.2's look-alike rule, written apart from the Swift code: the name read as the ID characters
+    its code points resemble (NFKC folds full-width and mathematical letters; the table the rest) reads as an ID."""
+    import re
+    import unicodedata
+    if not isinstance(name, str):
+        return False
+    skeleton = "".join(LOOKALIKES.get(c, c) for c in unicodedata.normalize("NFKC", name))
+    skeleton = re.sub("[\u2010-\u2015\u2212\ufe58\ufe63]", "-", skeleton)
+    return (re.fullmatch("[A-Z2-7]{4,}", skeleton) is not None
+            or re.fullmatch("[A-Za-z2-7]{7}(-[A-Za-z2-7]{7})*-[A-Za-z2-7]{0,7}", skeleton) is not None
+            or peer_id_ok(skeleton))
 
 
 def canonical(obj):

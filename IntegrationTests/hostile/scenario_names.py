@@ -27,8 +27,17 @@ def run(h):
     mallory = h.identity("mallory")
     short = bob["id"][:7]
 
-    # 1. Names that read as IDs are refused at hello, with invalid-field.
-    for label, name in [("bob's full ID", bob["id"]), ("bob's short ID", short), ("an ID group", bob["id"][:10])]:
+    # 1. Names that read as IDs are refused at hello, with invalid-field: also as they look (T-LOOKALIKE).
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) for c in short)
+    digits = short.replace("O", "0").replace("I", "1").replace("B", "8")
+    lookalikes = [("bob's full ID", bob["id"]), ("bob's short ID", short), ("an ID group", bob["id"][:10]),
+                  ("bob's short ID in full-width letters", fullwidth),
+                  ("bob's short ID and a zero-width space", short + "\u200b"),
+                  ("bob's short ID and a trailing space", short + " "),
+                  ("bob's short ID after a word joiner", "\u2060" + short)]
+    if digits != short:
+        lookalikes.append(("bob's short ID with 0/1/8 for O/I/B", digits))
+    for label, name in lookalikes:
         answer = hello_answer(h, alice, mallory, name)
         h.check(answer is not None and wire.refused_field(answer),
                 "a hello named with %s is refused (malformed-frame, invalid field)" % label, wire.describe(answer))
@@ -83,6 +92,20 @@ def run(h):
         pass
     h.check(out.returncode == 0 and got is not None and got["payment"]["payer"] == bob["id"],
             "send by short ID reaches the real bob", "exit %d: %s" % (out.returncode, out.stderr))
+    if got:
+        real.send({"type": "ack", "ackedID": got["messageID"], "paymentID": got["payment"]["id"],
+                   "state": "pending"})
+    # The short ID typed with the look-alikes 0, 1, 8 (read as O, I, B, PROTOCOL.md §4.3) is bob's ID too.
+    typed = short.replace("O", "0").replace("I", "1").replace("B", "8").lower()
+    out = alice.interpay("send", typed, "3", "EUR", "--json")
+    got = None
+    try:
+        got = real.next_frame(lambda f: f.get("type") == "request", timeout=5)
+    except wire.Closed:
+        pass
+    h.check(out.returncode == 0 and got is not None and got["payment"]["payer"] == bob["id"],
+            "send '%s' (bob's short ID as typed with look-alikes) reaches the real bob" % typed,
+            "exit %d: %s" % (out.returncode, out.stderr))
     if got:
         real.send({"type": "ack", "ackedID": got["messageID"], "paymentID": got["payment"]["id"],
                    "state": "pending"})

@@ -105,8 +105,17 @@ def alice():
     driver = browser()
     try:
         open_app(driver, "request")
-        wait(driver, lambda d: len(Select(d.find_element(By.ID, "request-peer")).options) > 0, 20, "bob in the picker")
+        wait(driver, lambda d: len(Select(d.find_element(By.ID, "request-peer")).options) > 1, 20, "bob in the picker")
         wait_file("bob-ready")
+        picker = Select(driver.find_element(By.ID, "request-peer"))
+        labels = [option.text for option in picker.options]
+        check(picker.first_selected_option.get_attribute("value") == ""
+              and any(label.startswith("bob (") and label.endswith("[unverified]") for label in labels),
+              f"Request: no peer is preselected; bob, not paired, is offered as 'bob (SHORTID) [unverified]' ({labels})")
+        check(driver.find_element(By.ID, "request-currency").get_attribute("value") == "USD",
+              "Request: the currency starts as alice's preferred one (USD)")
+        bob_option = next(o for o in picker.options if o.text.startswith("bob ("))
+        picker.select_by_value(bob_option.get_attribute("value"))
         amount = driver.find_element(By.ID, "request-amount")
         amount.send_keys("12.505")
         check(not driver.execute_script("return document.getElementById('request-amount').checkValidity()"),
@@ -125,6 +134,10 @@ def alice():
                   "payment id")
         payment = driver.find_element(By.ID, "request-result").get_attribute("data-payment") if ok else ""
         check(bool(payment), "alice requests 12.50 MXN from bob on her Request page")
+        check(driver.find_element(By.ID, "request-amount").get_attribute("value") == ""
+              and driver.find_element(By.ID, "request-memo").get_attribute("value") == ""
+              and driver.find_element(By.ID, "request-currency").get_attribute("value") == "USD",
+              "Request: the form is cleared after sending, back to the preferred currency")
         signal("alice-sent", json.dumps({"payment": payment, "at": time.time()}))
         driver.get(driver.current_url.split("#")[0] + "#inbox")
         check(wait(driver, lambda d: card_state(d, payment, "inbox-out") == "accepted", 20, "accepted on alice's page"),
@@ -191,6 +204,12 @@ def bob():
         arrived = wait(driver, lambda d: card_state(d, payment, "inbox-in") == "pending", 10, "request in bob's inbox")
         delay = time.time() - sent["at"]
         check(arrived and delay <= 2.0, f"bob's open Inbox shows the request without reload ({delay:.2f} s after it was sent)")
+        card = driver.execute_script(
+            "const c = document.querySelector(`#inbox-in li[data-payment='${arguments[0]}']`); return c ? c.innerText : ''",
+            payment)
+        check("alice (" in card and "[sin verificar]" in card and payment[-8:] in card,
+              "bob's Inbox (Spanish) names alice with her short ID, marked [sin verificar], and the payment's short ID: "
+              + card.replace("\n", " | "))
         shot(driver, "inbox")
         # A live event redraws the Inbox: the focused Accept button keeps the focus (the card is updated in place).
         driver.execute_script(

@@ -74,17 +74,17 @@ if [[ $conv == "0.58 EUR 1763769600" ]]; then
 else
     fail "quote on accept: $conv"
 fi
-if on bob history | grep "${id:0:8}" | grep -q "(= 0.58 EUR when accepted)"; then pass "history shows the quote"; else fail "history: $(on bob history)"; fi
+if on bob history | grep "${id: -8}" | grep -q "(= 0.58 EUR when accepted)"; then pass "history shows the quote"; else fail "history: $(on bob history)"; fi
 rates=$(on bob rates --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["base"], r["stale"], r["rates"]["MXN"])' || true)
 expect_eq "rates: base EUR, fresh, exact decimals" "EUR False 21.5" "$rates"
 
 echo "== send → reject"
 id=$(on alice send bob 1500 JPY --memo "ramen")
 eventually 5 is_state bob "$id" pending || true
-if on bob list --direction in | grep "${id:0:8}" | grep -q "1500 JPY (≈ 9.19 EUR)"; then
+if on bob list --direction in | grep "${id: -8}" | grep -q "1500 JPY (≈ 9.19 EUR)"; then
     pass "bob's list shows an incoming request in his currency: 1500 JPY (≈ 9.19 EUR)"
 else
-    fail "converted amount in list: $(on bob list --direction in | grep "${id:0:8}")"
+    fail "converted amount in list: $(on bob list --direction in | grep "${id: -8}")"
 fi
 on bob reject "$id" --reason "not me" >/dev/null
 if eventually 5 both_state "$id" rejected \
@@ -202,7 +202,7 @@ if [[ $out == "Paired with alice"* && $(peer_trust bob alice state) == paired ]]
 on alice pair bob --code "$code" >/dev/null 2>&1 || true
 expect_eq "alice confirms too: alice trusts bob" paired "$(peer_trust alice bob state)"
 id=$(on alice send bob 6 EUR --memo "friend")
-if eventually 5 is_state bob "$id" pending && ! on bob list --direction in | grep "${id:0:8}" | grep -q unverified; then
+if eventually 5 is_state bob "$id" pending && ! on bob list --direction in | grep "${id: -8}" | grep -q unverified; then
     pass "once paired, bob takes alice's requests, not flagged"
 else
     fail "after pairing: bob $(state bob "$id" 2>&1)"

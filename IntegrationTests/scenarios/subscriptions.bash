@@ -51,8 +51,8 @@ watcher=$!
 sleep 0.5
 a=$(on alice subscribe bob 5 EUR --every month --memo "gym" --category sport)
 if eventually 5 series_is bob "$a" offered; then pass "bob sees the offer"; else fail "offer on bob: $(series_field bob "$a" state)"; fi
-if on bob list | grep -q "^${a:0:8}  in .*offered"; then pass "interpay list shows the offer under the payments"; else fail "list: $(on bob list)"; fi
-if eventually 5 grep -q "series offered  ${a:0:8}.*5.00 EUR every month" "$work/watch.out"; then
+if on bob list | grep -q "^${a: -8}  in .*offered"; then pass "interpay list shows the offer under the payments"; else fail "list: $(on bob list)"; fi
+if eventually 5 grep -q "series offered  ${a: -8}.*5.00 EUR every month" "$work/watch.out"; then
     pass "interpay watch shows the offer"
 else
     fail "watch: $(cat "$work/watch.out")"

@@ -4,6 +4,9 @@
 public struct PaymentInfo: Codable, Sendable, Equatable {
     /// The payment ID (a UUID).
     public var id: String
+    /// The ID as people read and type it (`RecordShortID`): its random tail, unique among the payments of the same
+    /// answer (a list lengthens the tails that would be alike).
+    public var shortID: String
     /// `out` when this side asked for the money (the payee), `in` when it is asked to pay (the payer).
     public var direction: String
     /// The other side.
@@ -53,13 +56,15 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
 
     /// A payment.
     public init(
-        id: String, direction: String, peer: PaymentPeer, amount: String, currency: String, minorUnits: Int64,
+        id: String, shortID: String, direction: String, peer: PaymentPeer, amount: String, currency: String,
+        minorUnits: Int64,
         memo: String, category: String?, state: String, confirmed: Bool, reason: String?, reasonCode: String?,
         converted: ConvertedAmount?, quote: Conversion?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
         acceptedAt: Int64?, paidAt: Int64?, settledAt: Int64?, method: String?, reference: String?, receipt: Bool,
         series: PaymentSeriesLink?
     ) {
         self.id = id
+        self.shortID = shortID
         self.direction = direction
         self.peer = peer
         self.amount = amount

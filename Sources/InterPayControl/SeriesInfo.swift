@@ -7,19 +7,27 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
         public var id: String
         /// The short peer ID.
         public var shortID: String
-        /// The name it is shown under.
+        /// The name it is shown under (pinned at pairing for a paired peer).
         @Nullable public var name: String?
+        /// What a paired peer announces, when that differs from `name`.
+        @Nullable public var announcedName: String?
+        /// `paired` or `unverified`, as for a payment's peer.
+        public var trust: String
 
         /// A peer.
-        public init(id: String, shortID: String, name: String?) {
+        public init(id: String, shortID: String, name: String?, announcedName: String?, trust: String) {
             self.id = id
             self.shortID = shortID
             self.name = name
+            self.announcedName = announcedName
+            self.trust = trust
         }
     }
 
     /// The series ID.
     public var id: String
+    /// The ID as people read and type it (`RecordShortID`), unique among the series of the same answer.
+    public var shortID: String
     /// `out` for the payee's side, `in` for the payer's.
     public var direction: String
     /// The other side.
@@ -65,12 +73,14 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
 
     /// A series.
     public init(
-        id: String, direction: String, peer: Peer, amount: String, currency: String, every: String, count: Int64?,
+        id: String, shortID: String, direction: String, peer: Peer, amount: String, currency: String, every: String,
+        count: Int64?,
         start: Int64, timeZone: String, periodSeconds: Int64?, memo: String, category: String?, state: String,
         cap: String?, nextDue: Int64?, instances: Int64, paid: Int64, reason: String?, endedBy: String?,
         delivered: Bool, createdAt: Int64, updatedAt: Int64
     ) {
         self.id = id
+        self.shortID = shortID
         self.direction = direction
         self.peer = peer
         self.amount = amount

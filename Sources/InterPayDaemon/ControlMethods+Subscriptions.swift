@@ -35,7 +35,8 @@ extension ControlMethods {
     func subscriptions() async throws -> SeriesList {
         let views = try await database.seriesList()
         let now = Timestamp.now
-        return SeriesList(series: views.map { Self.info($0, now: now) })
+        return SeriesList(
+            series: views.map { Self.info($0, peerName: seriesPeerName($0), now: now) }.withUniqueShortIDs())
     }
 
     /// `offer {peer, amount, currency, every, count?, start?, memo?, category?}`: offers a series (payee); the CLI's
@@ -72,20 +73,36 @@ extension ControlMethods {
         let text = try required(params.series, "series")
         let matches = try await database.series(idPrefix: text)
         if matches.count > 1 {
-            throw EngineError.ambiguous(text, candidates: matches.map { String($0.id.wireString.prefix(8)) })
+            let names = try await peerNames()
+            let shown = RecordShortID.unique(matches.map(\.id.wireString))
+            throw EngineError.ambiguous(
+                SafeText.escaped(text),
+                candidates: zip(shown, matches).map { short, series in
+                    let direction = series.role == .payee ? "to" : "from"
+                    return "\(short)  \(direction) \(PeerLabel.text(names[series.peerID], series.peerID))"
+                })
         }
-        guard let match = matches.first else { throw EngineError.notFound("series '\(text)'") }
+        guard let match = matches.first else { throw EngineError.notFound("series '\(SafeText.escaped(text))'") }
         return match
     }
 
     /// A series as `subscriptions` lists it, after a command.
     private func info(_ record: SeriesRecord) async throws -> SeriesInfo {
-        let view = try await database.seriesList().first { $0.series.id == record.id }
-        return Self.info(view ?? SeriesView(series: record, instances: 0, paid: 0, peerName: nil), now: .now)
+        let view =
+            try await database.seriesList().first { $0.series.id == record.id }
+            ?? SeriesView(series: record, instances: 0, paid: 0, announcedName: nil, pinnedName: nil)
+        return Self.info(view, peerName: seriesPeerName(view), now: .now)
     }
 
-    /// A series as the control methods answer it.
-    static func info(_ view: SeriesView, now: Timestamp) -> SeriesInfo {
+    /// The name a listed series' peer is shown under: the live session's name first, as for a payment.
+    func seriesPeerName(_ view: SeriesView) -> PeerName {
+        let announced = sessions.session(with: view.series.peerID)?.name ?? view.announcedName
+        return PeerName(announcedName: announced, pinned: view.pinnedName)
+    }
+
+    /// A series as the control methods answer it: its peer as a payment's (`peer.trust` `paired` or
+    /// `unverified`); `shortID` its tail (`RecordShortID`), which a list makes unique among its rows.
+    static func info(_ view: SeriesView, peerName: PeerName?, now: Timestamp) -> SeriesInfo {
         let series = view.series
         let calendar = series.calendar
         let currency = try? CurrencyCode(series.currency)  // a stored currency was checked when stored
@@ -97,9 +114,11 @@ extension ControlMethods {
             series.state.isFinal
             ? nil : calendar.nextDue(after: now, count: series.count).map { calendar.due($0).secondsSince1970 }
         return SeriesInfo(
-            id: series.id.wireString, direction: series.role == .payee ? "out" : "in",
+            id: series.id.wireString, shortID: RecordShortID.tail(of: series.id.wireString),
+            direction: series.role == .payee ? "out" : "in",
             peer: SeriesInfo.Peer(
-                id: series.peerID.description, shortID: series.peerID.shortDescription, name: view.peerName),
+                id: series.peerID.description, shortID: series.peerID.shortDescription, name: peerName?.shown,
+                announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),
             amount: amount(series.amountMinor), currency: series.currency, every: series.period.rawValue,
             count: series.count.map { Int64($0) }, start: series.start.secondsSince1970, timeZone: series.timeZone,
             periodSeconds: series.periodSeconds, memo: series.memo, category: series.category,

@@ -64,6 +64,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
             default: throw RPCError.unavailable(error.description)
             }
         } catch let error as StoreError {
+            if case .invalidPrefix = error { throw RPCError.invalidParams(error.description) }
             throw RPCError.internalError("ledger error: \(error.description)")
         } catch {
             throw RPCError.internalError(String(describing: error))
@@ -303,7 +304,8 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         filter.createdFrom = params.from.map(Timestamp.init(secondsSince1970:))
         filter.createdBefore = params.to.map(Timestamp.init(secondsSince1970:))
         let views = try await database.paymentViews(filter: filter).reversed()
-        return PaymentList(payments: views.map { Self.info($0.record, peerName: peerName($0), converted: nil) })
+        return PaymentList(
+            payments: views.map { Self.info($0.record, peerName: peerName($0), converted: nil) }.withUniqueShortIDs())
     }
 
     /// A state filter from the control socket.
@@ -345,7 +347,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         return PaymentList(
             payments: views.map { view in
                 Self.info(view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
-            })
+            }.withUniqueShortIDs())
     }
 
     /// The name a listed payment's peer is shown under: the live session's name first, as `PeerName.all` does.
@@ -357,8 +359,10 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     private func show(_ params: PaymentParams) async throws -> PaymentDetailInfo {
         let text = try required(params.payment, "payment")
         let detail = try await database.paymentDetail(idPrefix: text)
-        let view = try Self.only(text, in: detail.matches.map(\.record)).flatMap { _ in detail.matches.first }
-        guard let view else { throw EngineError.notFound("payment '\(text)'") }
+        let view = try Self.only(text, in: detail.matches.map { ($0.record, peerName($0)) }).flatMap { _ in
+            detail.matches.first
+        }
+        guard let view else { throw EngineError.notFound("payment '\(SafeText.escaped(text))'") }
         // As in `paymentList`: an amount that does not read is shown without a conversion.
         let converted = (try? view.record.amount).flatMap(await conversions.quoter())
         return PaymentDetailInfo(
@@ -484,7 +488,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     /// it); with `requireSession`, a known peer without a session is `peerUnreachable`.
     func resolvePeer(_ text: String, requireSession: Bool = true) async throws -> PeerID {
         let names = try await peerNames()
-        let candidates = names.map { PeerResolver.Candidate(id: $0.key, name: $0.value.shown) }
+        let candidates = names.map { PeerResolver.Candidate(id: $0.key, name: $0.value.shown, paired: $0.value.paired) }
         switch PeerResolver.resolve(text, among: candidates) {
         case .found(let peer):
             if requireSession, !(await sessions.currentSessions().contains { $0.peerID == peer }) {
@@ -499,21 +503,36 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         }
     }
 
-    /// The payment `params` name, by ID or unique prefix of at least 4 characters.
+    /// The payment `params` name: its ID, or the start or the end of it (`RecordShortID`), at least 4 characters.
     private func resolvePayment(_ params: PaymentParams) async throws -> PaymentRecord {
         let text = try required(params.payment, "payment")
-        guard let match = try Self.only(text, in: try await database.payments(idPrefix: text)) else {
-            throw EngineError.notFound("payment '\(text)'")
+        let matches = try await database.payments(idPrefix: text)
+        let names = matches.count > 1 ? try await peerNames() : [:]
+        guard let match = try Self.only(text, in: matches.map { ($0, names[$0.peerID]) }) else {
+            throw EngineError.notFound("payment '\(SafeText.escaped(text))'")
         }
         return match
     }
 
-    /// The one payment `text` names among `matches`; ambiguous when there are several, nil when none.
-    private static func only(_ text: String, in matches: [PaymentRecord]) throws(EngineError) -> PaymentRecord? {
+    /// The one payment `text` names among `matches`; ambiguous when there are several, each candidate listed as
+    /// lists show it (its short ID unique among them, the peer as `PeerLabel` names it, the amount and the
+    /// state); nil when none.
+    private static func only(
+        _ text: String, in matches: [(record: PaymentRecord, peerName: PeerName?)]
+    ) throws(EngineError) -> PaymentRecord? {
         if matches.count > 1 {
-            throw .ambiguous(text, candidates: matches.map { String($0.id.wireString.prefix(8)) })
+            let shown = RecordShortID.unique(matches.map(\.record.id.wireString))
+            throw .ambiguous(
+                SafeText.escaped(text),
+                candidates: zip(shown, matches).map { short, match in
+                    let record = match.record
+                    let direction = record.role == .payee ? "to" : "from"
+                    let amount = (try? record.amount.formattedAmount) ?? String(record.amountMinor)
+                    return "\(short)  \(direction) \(PeerLabel.text(match.peerName, record.peerID))  "
+                        + "\(amount) \(SafeText.escaped(record.currency))  \(record.state.rawValue)"
+                })
         }
-        return matches.first
+        return matches.first?.record
     }
 
     func peerNames() async throws -> [PeerID: PeerName] {
@@ -533,7 +552,8 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     /// accepted.
     static func info(_ record: PaymentRecord, peerName: PeerName?, converted: Quote?) -> PaymentInfo {
         PaymentInfo(
-            id: record.id.wireString, direction: record.role == .payee ? "out" : "in",
+            id: record.id.wireString, shortID: RecordShortID.tail(of: record.id.wireString),
+            direction: record.role == .payee ? "out" : "in",
             peer: PaymentPeer(
                 id: record.peerID.description, shortID: record.peerID.shortDescription, name: peerName?.shown,
                 announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),

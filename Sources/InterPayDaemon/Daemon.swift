@@ -15,12 +15,14 @@ import Synchronization
 /// Opening the identity and the ledger happens here, before anything runs, so that a broken state directory is
 /// reported at once; nothing starts until the `ServiceGroup` runs the services.
 public enum Daemon {
-    /// The services of `interpayd`: peers (transport, discovery, payments), the control socket, and systemd
-    /// notification last. Shutdown runs in reverse: systemd hears `STOPPING=1` first, the socket goes away, then
+    /// The services of `interpayd`: the state directory's lock first (`StateDirectoryLock`), peers (transport,
+    /// discovery, payments), the control socket, and systemd notification last. Shutdown runs in reverse: systemd hears `STOPPING=1` first, the socket goes away, then
     /// peers are told goodbye.
     public static func services(
         configuration: DaemonConfiguration, environment: [String: String], logger: Logger
     ) throws(DaemonError) -> [any Service] {
+        // Before anything reads the directory: one daemon per state directory, and only this user's.
+        let lock = try StateDirectoryLock.claim(configuration.stateDirectory, socketPath: configuration.socketPath)
         let identity: Identity
         let sessions: SessionManager
         let database: AppDatabase
@@ -127,7 +129,7 @@ public enum Daemon {
                     onListening: { port in shared.webPort = port },
                     onFailure: { failure in shared.webFailure = failure.description }))
         }
-        return [HangupService(logger: logger), peers] + web + [control, notify]
+        return [StateDirectoryService(lock: lock), HangupService(logger: logger), peers] + web + [control, notify]
     }
 }
 

@@ -4,6 +4,8 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case invalidPeer(String, reason: String)
     /// The display name is empty or too long.
     case invalidName(String, reason: String)
+    /// The state directory or the identity key in it fails a check, or another daemon holds it.
+    case state(String)
     /// A transport problem (identity, TLS, listening).
     case transport(String)
     /// The ledger cannot be opened.
@@ -19,6 +21,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .invalidPeer(let text, let reason): "invalid peer '\(text)': \(reason)"
         case .invalidName(let name, let reason): "invalid name '\(name)': \(reason)"
+        case .state(let reason): reason
         case .transport(let reason): reason
         case .storage(let reason): "cannot open the ledger: \(reason)"
         case .control(let reason): reason

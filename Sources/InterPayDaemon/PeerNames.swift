@@ -54,3 +54,12 @@ struct PeerName: Sendable, Hashable {
         }
     }
 }
+
+extension PeerLabel {
+    /// `peer` as people see it (`PeerLabel`), from the name it is shown under here; `?` when none is known.
+    static func text(_ name: PeerName?, _ peer: PeerID) -> String {
+        text(
+            name: name.flatMap { $0.shown.isEmpty ? nil : $0.shown }, shortID: peer.shortDescription,
+            paired: name?.paired == true, announcedName: name?.announced)
+    }
+}

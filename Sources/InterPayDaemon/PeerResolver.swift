@@ -1,4 +1,5 @@
 import Foundation
+import InterPayControl
 import InterPayCore
 
 /// Finds the peer a user means by the text they typed (`interpay send PEER`, `pair PEER`, …): pure, so that the
@@ -14,6 +15,8 @@ enum PeerResolver {
     struct Candidate: Sendable, Hashable {
         var id: PeerID
         var name: String
+        /// Whether it is paired: an ambiguity lists the others marked `[unverified]` (`PeerLabel`).
+        var paired: Bool = false
     }
 
     /// What the text names.
@@ -36,7 +39,8 @@ enum PeerResolver {
             compact.count >= minimumPrefixLength
             ? candidates.filter { $0.id.compactDescription.hasPrefix(compact) } : []
         let matches: [Candidate]
-        if PeerID.isWrittenLikeID(trimmed) {
+        // As it reads, not only as it is typed: `HS8EJ8T` is the ID prefix HSBEJBT (§4.3), never a name.
+        if PeerID.isWrittenLikeID(trimmed) || PeerID.isWrittenLikeID(IDSkeleton.of(trimmed)) {
             matches = byID
         } else {
             let byName = candidates.filter { $0.name.caseInsensitiveCompare(trimmed) == .orderedSame }
@@ -50,7 +54,8 @@ enum PeerResolver {
             let unique = Dictionary(matches.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             if unique.count == 1, let only = unique.first { return .found(only.key) }
             return .ambiguous(
-                unique.values.map { "\(SafeText.escaped($0.name)) (\($0.id.shortDescription))" }.sorted())
+                unique.values.map { PeerLabel.text(name: $0.name, shortID: $0.id.shortDescription, paired: $0.paired) }
+                    .sorted())
         }
     }
 }

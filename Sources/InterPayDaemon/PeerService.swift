@@ -134,9 +134,9 @@ struct PeerService: Service, UsesDaemonServices {
                 let kind = if case .requestReceived = event { "request-received" } else { "payment-updated" }
                 publish(kind, at: now, "payment", payment)
             case .seriesUpdated(let series):
-                let view = SeriesView(
-                    series: series, instances: 0, paid: 0, peerName: await name(of: series.peerID)?.shown)
-                publish("series-updated", at: now, "series", ControlMethods.info(view, now: .now))
+                let view = SeriesView(series: series, instances: 0, paid: 0, announcedName: nil, pinnedName: nil)
+                let info = ControlMethods.info(view, peerName: await name(of: series.peerID), now: .now)
+                publish("series-updated", at: now, "series", info)
             case .delivered:
                 break
             case .peerUp(let info), .peerDown(let info):
@@ -147,6 +147,7 @@ struct PeerService: Service, UsesDaemonServices {
                         "peer": .object([
                             "name": .string(info.name), "id": .string(info.peerID.description),
                             "shortID": .string(info.peerID.shortDescription), "address": .string(info.address),
+                            "trust": .string(await name(of: info.peerID)?.paired == true ? "paired" : "unverified"),
                         ]),
                     ]))
             }
@@ -205,8 +206,10 @@ struct PeerService: Service, UsesDaemonServices {
                 object["event"] = "pairing-locked"
                 object["lockedUntil"] = .int(until.secondsSince1970)
             }
+            let paired = await self.name(of: peer)?.paired == true
             object["peer"] = .object([
                 "name": .string(name), "id": .string(peer.description), "shortID": .string(peer.shortDescription),
+                "trust": .string(paired ? "paired" : "unverified"),
             ])
             broadcaster.publish(.object(object))
         }

@@ -25,7 +25,7 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .notFound(let what): "\(what) not found"
         case .ambiguous(let what, let candidates):
-            "'\(what)' is ambiguous; it matches: \(candidates.joined(separator: ", "))"
+            "'\(what)' is ambiguous; it matches:\n  \(candidates.joined(separator: "\n  "))"
         case .conflict(let reason): "the payment was \(reason) (\(reason.rawValue))"
         case .notPermitted(let reason): reason
         case .peerUnreachable(let peer): "no session with \(peer): the peer is not reachable right now"

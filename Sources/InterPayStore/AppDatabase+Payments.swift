@@ -13,10 +13,11 @@ extension AppDatabase {
         }
     }
 
-    /// The payments whose ID starts with `idPrefix` (case-insensitive, in the text form with dashes), newest
-    /// first. The CLI resolves abbreviated IDs with it: one result is a match, several are ambiguous.
+    /// The payments whose ID starts or ends with `idPrefix` (case-insensitive, in the text form with dashes:
+    /// `RecordShortID`), newest first. The CLI resolves abbreviated IDs with it: one result is a match, several are
+    /// ambiguous.
     ///
-    /// Throws `StoreError.invalidPrefix` when the prefix is shorter than `minimumPrefixLength` or has characters
+    /// Throws `StoreError.invalidPrefix` when the text is shorter than `minimumPrefixLength` or has characters
     /// that cannot appear in a UUID.
     public func payments(idPrefix: String) async throws(StoreError) -> [PaymentRecord] {
         try await records(PaymentRecord.self, idPrefix: idPrefix, named: "payments")
@@ -25,29 +26,32 @@ extension AppDatabase {
     /// `idPrefix` trimmed and lowercased, or `StoreError.invalidPrefix` when it is shorter than
     /// `minimumPrefixLength` or has characters that cannot appear in a UUID.
     static func checkedPrefix(_ idPrefix: String) throws(StoreError) -> String {
-        let prefix = idPrefix.trimmingCharacters(in: .whitespaces).lowercased()
+        if let typed = RecordShortID.typed(idPrefix) { return typed }
+        let prefix = idPrefix.trimmingCharacters(in: .whitespaces)
         guard prefix.count >= Self.minimumPrefixLength else {
             throw .invalidPrefix(
-                idPrefix, reason: "type at least \(Self.minimumPrefixLength) characters of the payment ID")
+                idPrefix, reason: "type at least \(Self.minimumPrefixLength) characters of the ID, as lists show it")
         }
-        guard prefix.count <= 36, prefix.unicodeScalars.allSatisfy({ "0123456789abcdef-".unicodeScalars.contains($0) })
-        else {
-            throw .invalidPrefix(idPrefix, reason: "a payment ID has only the digits 0-9, the letters a-f and '-'")
-        }
-        return prefix
+        throw .invalidPrefix(idPrefix, reason: "an ID has only the digits 0-9, the letters a-f and '-'")
     }
 
-    /// The rows of `Record`'s table whose `id` starts with `idPrefix` (see `checkedPrefix(_:)`), newest (by
+    /// The SQL condition on `id` that `RecordShortID.matches(_:id:)` is, for a checked text: a range scan of the
+    /// primary key for the prefix (IDs are stored in lower case, a CHECK guarantees it, and the text has no GLOB
+    /// wildcard), and a scan of the table for the tail.
+    static let idMatchSQL = "(id GLOB ? OR id GLOB ?)"
+
+    /// The two arguments of `idMatchSQL` for a checked text.
+    static func idMatchArguments(_ typed: String) -> StatementArguments { [typed + "*", "*" + typed] }
+
+    /// The rows of `Record`'s table whose `id` starts or ends with `idPrefix` (see `checkedPrefix(_:)`), newest (by
     /// `createdAt`) first; `what` names them in an error.
     func records<Record: FetchableRecord & TableRecord & Sendable>(
         _: Record.Type, idPrefix: String, named what: String
     ) async throws(StoreError) -> [Record] {
         let prefix = try Self.checkedPrefix(idPrefix)
-        // IDs are stored in lower case (a CHECK guarantees it) and the prefix has no GLOB wildcard, so this is a
-        // case-sensitive range scan of the primary key index.
-        return try await read("find \(what) by ID prefix \(prefix)") { db in
+        return try await read("find \(what) by ID \(prefix)") { db in
             try Record
-                .filter(sql: "id GLOB ?", arguments: [prefix + "*"])
+                .filter(sql: Self.idMatchSQL, arguments: Self.idMatchArguments(prefix))
                 .order(Column("createdAt").desc, Column("id"))
                 .fetchAll(db)
         }

@@ -83,19 +83,20 @@ extension AppDatabase {
                         (SELECT COUNT(*) FROM payment WHERE payment.seriesID = series.id) AS instances,
                         (SELECT COUNT(*) FROM payment WHERE payment.seriesID = series.id
                             AND payment.state IN ('accepted', 'paid', 'settled')) AS paidCount,
-                        COALESCE((SELECT name FROM trustedPeer WHERE trustedPeer.peerID = series.peerID),
-                            (SELECT name FROM peer WHERE peer.peerID = series.peerID)) AS peerName
+                        (SELECT name FROM trustedPeer WHERE trustedPeer.peerID = series.peerID) AS pinnedName,
+                        (SELECT name FROM peer WHERE peer.peerID = series.peerID) AS announcedName
                     FROM series ORDER BY createdAt DESC, id
                     """)
             return try rows.map { row in
                 SeriesView(
                     series: try SeriesRecord(row: row), instances: row["instances"], paid: row["paidCount"],
-                    peerName: row["peerName"])
+                    announcedName: row["announcedName"], pinnedName: row["pinnedName"])
             }
         }
     }
 
-    /// The series whose ID starts with `idPrefix` (at least `minimumPrefixLength` characters), newest first.
+    /// The series whose ID starts or ends with `idPrefix` (at least `minimumPrefixLength` characters,
+    /// `RecordShortID`), newest first.
     public func series(idPrefix: String) async throws(StoreError) -> [SeriesRecord] {
         try await records(SeriesRecord.self, idPrefix: idPrefix, named: "series")
     }

@@ -48,13 +48,16 @@ extension AppDatabase {
         }
     }
 
-    /// The payments whose ID starts with `idPrefix` (as `payments(idPrefix:)`), with their peers' names, and the
+    /// The payments whose ID starts or ends with `idPrefix` (as `payments(idPrefix:)`), with their peers' names, and the
     /// event log of the only one if exactly one matches: one read.
     public func paymentDetail(idPrefix: String) async throws(StoreError) -> PaymentDetail {
         let prefix = try Self.checkedPrefix(idPrefix)
-        let sql = Self.paymentViewSelect + " WHERE payment.id GLOB ? ORDER BY payment.createdAt DESC, payment.id"
+        let sql =
+            Self.paymentViewSelect
+            + " WHERE (payment.id GLOB ? OR payment.id GLOB ?) ORDER BY payment.createdAt DESC, payment.id"
         return try await read("find payment \(prefix)") { db in
-            let matches = try Row.fetchAll(db, sql: sql, arguments: [prefix + "*"]).map(Self.paymentView)
+            let matches = try Row.fetchAll(db, sql: sql, arguments: Self.idMatchArguments(prefix)).map(
+                Self.paymentView)
             guard matches.count == 1, let only = matches.first else {
                 return PaymentDetail(matches: matches, events: [])
             }

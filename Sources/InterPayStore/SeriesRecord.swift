@@ -135,14 +135,17 @@ public struct SeriesView: Sendable, Hashable {
     public var instances: Int
     /// Of those, how many were accepted, paid or settled.
     public var paid: Int
-    /// The name this side knows the peer by.
-    public var peerName: String?
+    /// The name the peer last announced, if the peer is known.
+    public var announcedName: String?
+    /// The name pinned when pairing, if the peer is paired.
+    public var pinnedName: String?
 
     /// A listed series.
-    public init(series: SeriesRecord, instances: Int, paid: Int, peerName: String?) {
+    public init(series: SeriesRecord, instances: Int, paid: Int, announcedName: String?, pinnedName: String?) {
         self.series = series
         self.instances = instances
         self.paid = paid
-        self.peerName = peerName
+        self.announcedName = announcedName
+        self.pinnedName = pinnedName
     }
 }

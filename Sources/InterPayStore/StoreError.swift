@@ -1,3 +1,5 @@
+import InterPayCore
+
 /// What went wrong in the ledger, with the context a log line or CLI message needs.
 public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database file could not be created, opened or configured.
@@ -28,7 +30,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .database(let operation, let reason): "\(operation): database error: \(reason)"
         case .invalidValue(let operation, let reason): "\(operation): \(reason)"
         case .corruptRecord(let table, let key, let reason): "the \(table) row \(key) is damaged: \(reason)"
-        case .invalidPrefix(let prefix, let reason): "'\(prefix)' is not a payment ID prefix: \(reason)"
+        case .invalidPrefix(let prefix, let reason):
+            "'\(SafeText.escaped(prefix))' is not a payment or series ID: \(reason)"
         case .cancelled(let operation): "\(operation): cancelled"
         }
     }

@@ -9,7 +9,9 @@ struct Export: AsyncParsableCommand {
         abstract: "Export payments for the books, as CSV (RFC 4180) or JSON, one row per payment, oldest first.",
         discussion: """
             Amounts are decimal strings with the currency's digits, times ISO 8601 UTC; columns: \
-            \(Export.columns.joined(separator: ", ")). --from and --to take YYYY-MM-DD (UTC) or \
+            \(Export.columns.joined(separator: ", ")). peer_trust is paired or unverified: a name is the peer's own \
+            choice, only pairing says who it is. In CSV, a cell that starts with =, +, -, @, a tab or CR gets a \
+            leading ' so that no spreadsheet runs it as a formula. --from and --to take YYYY-MM-DD (UTC) or \
             YYYY-MM-DDTHH:MM:SSZ and select by creation time: from on or after --from, to before the end of --to's \
             day (or before --to's exact time).
             """)
@@ -18,7 +20,7 @@ struct Export: AsyncParsableCommand {
     static let columns = [
         "id", "direction", "peer_id", "peer_name", "amount", "currency", "memo", "category", "state", "confirmed",
         "created_at", "expires_at", "accepted_at", "paid_at", "settled_at", "method", "reference", "quote_amount",
-        "quote_currency", "quote_rate", "quote_rates_at", "receipt",
+        "quote_currency", "quote_rate", "quote_rates_at", "receipt", "peer_short_id", "peer_trust",
     ]
 
     @OptionGroup var global: GlobalOptions
@@ -82,21 +84,35 @@ struct Export: AsyncParsableCommand {
             payment.memo, payment.category, payment.state, String(payment.confirmed), time(payment.createdAt),
             time(payment.expiresAt), time(payment.acceptedAt), time(payment.paidAt), time(payment.settledAt),
             payment.method, payment.reference, quote?.amount, quote?.currency, quote?.rate,
-            time(quote?.ratesUpdatedAt), String(payment.receipt),
+            time(quote?.ratesUpdatedAt), String(payment.receipt), payment.peer.shortID, payment.peer.trust,
         ]
     }
 
-    /// One CSV record (RFC 4180): a field holding a comma, a quote, CR or LF is quoted, quotes doubled; CRLF ends it.
+    /// One CSV record (RFC 4180), every cell made safe by `csvField`; CRLF ends it.
     static func csvLine(_ fields: [String]) -> String {
-        fields.map { field in
-            guard field.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" })
-            else { return field }
-            var quoted = "\""
-            for character in field {
-                quoted.append(character)
-                if character == "\"" { quoted.append("\"") }
-            }
-            return quoted + "\""
-        }.joined(separator: ",") + "\r\n"
+        fields.map(csvField).joined(separator: ",") + "\r\n"
+    }
+
+    /// One CSV cell. Names, memos, categories and references are other people's text, so:
+    /// - a cell that a spreadsheet would read as a formula (first character `=`, `+`, `-`, `@`, tab or CR) gets a
+    ///   leading `'`, which spreadsheets show and do not evaluate (OWASP's advice on CSV injection);
+    /// - a cell holding a comma, a quote, CR or LF is quoted and its quotes doubled, looked at **by Unicode scalar**:
+    ///   a quote followed by a combining mark is one `Character` in Swift, not equal to `"`, and slipped through
+    ///   unquoted and undoubled, ending its cell early.
+    static func csvField(_ field: String) -> String {
+        var field = field
+        if let first = field.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
+            field = "'" + field
+        }
+        let special: Set<Unicode.Scalar> = [",", "\"", "\r", "\n"]
+        guard field.unicodeScalars.contains(where: special.contains) else { return field }
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in field.unicodeScalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append("\"") }
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 }

@@ -32,19 +32,9 @@ enum Formatting {
         return text
     }
 
-    /// `in from bob` / `out to alice`, flagged `[unverified]` when the peer is not paired.
+    /// `from bob (HSBEJBT)` / `to alice (MFRGGZD) [unverified]`: the peer as every view names it (`PeerLabel`).
     static func counterparty(_ payment: PaymentInfo) -> String {
-        let name = peerName(payment)
-        return payment.direction == "in" ? "from \(name)" : "to \(name)"
-    }
-
-    /// The payment's peer by name; unless it is paired (`interpay pair`), with its short ID and flagged
-    /// `[unverified]`, since anyone can announce any name.
-    static func peerName(_ payment: PaymentInfo) -> String {
-        let peer = payment.peer
-        let name = peer.name?.printable ?? "?"
-        if peer.trust == "paired" { return name + announced(peer.announcedName) }
-        return "\(name) (\(peer.shortID.printable)) [unverified]"
+        payment.direction == "in" ? "from \(payment.peer.label)" : "to \(payment.peer.label)"
     }
 
     /// ` (announces "X") [name changed]` when a paired peer announces a name other than the one kept for it.
@@ -61,26 +51,27 @@ enum Formatting {
         return text
     }
 
-    /// A table of payments: ID prefix, direction, peer, amount, state, memo, created.
+    /// A table of payments: short ID (unique among the rows: the daemon lengthens alike ones), direction, peer,
+    /// amount, state, created, memo.
     static func paymentTable(_ payments: [PaymentInfo]) {
         var table = Table("ID", "DIR", "PEER", "AMOUNT", "STATE", "CREATED", "MEMO")
         for payment in payments {
             table.add(
-                shortID(payment.id), payment.direction.printable, peerName(payment), amount(payment), state(payment),
-                localTime(payment.createdAt), payment.memo.printable)
+                payment.shortID.printable, payment.direction.printable, payment.peer.label, amount(payment),
+                state(payment), localTime(payment.createdAt), payment.memo.printable)
         }
         table.print()
     }
 
-    /// The first 8 characters of a payment or series ID, as tables show it.
+    /// The short form of a payment or series ID that no answer shortened for us (`RecordShortID`).
     static func shortID(_ id: String) -> String {
-        String(id.printable.prefix(8))
+        RecordShortID.tail(of: id.printable)
     }
 
-    /// What became of a payment or series after a command: `ID-prefix: state`, then `notes` (each empty or starting
+    /// What became of a payment or series after a command: `SHORTID: state`, then `notes` (each empty or starting
     /// with its own separator).
-    static func outcome(id: String, state: String, _ notes: String...) -> String {
-        "\(shortID(id)): \(state.printable)" + notes.joined()
+    static func outcome(shortID: String, state: String, _ notes: String...) -> String {
+        "\(shortID.printable): \(state.printable)" + notes.joined()
     }
 }
 

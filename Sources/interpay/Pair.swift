@@ -1,5 +1,6 @@
 import ArgumentParser
 import InterPayControl
+import InterPayCore
 
 /// `interpay pair`
 struct Pair: AsyncParsableCommand {
@@ -40,7 +41,9 @@ struct Pair: AsyncParsableCommand {
 
     func run() async throws {
         global.output(try await global.call(ControlAPI.pair, PairParams(peer: peer, code: code))) { result in
-            let name = result.peer.name.printable
+            let name = "\(result.peer.name.printable) (\(result.peer.shortID.printable))"
+            // What goes into a command to paste is the short ID, never the peer's own text.
+            let short = PeerID.isShortID(result.peer.shortID) ? result.peer.shortID : "PEER"
             let trust = result.trust
             if code != nil {
                 print("Paired with \(name) (\(result.peer.id.printable)).")
@@ -50,7 +53,7 @@ struct Pair: AsyncParsableCommand {
             case "code":
                 let digits = trust.code?.printable ?? ""
                 print("Verification code for \(name): \(Self.grouped(digits))")
-                print("Check that \(name) shows the same code, then run: interpay pair \(peer) --code <its code>")
+                print("Check that \(name) shows the same code, then run: interpay pair \(short) --code <its code>")
                 print("The code is valid until \(Formatting.localTime(trust.until)).")
             case "locked":
                 print(
@@ -69,7 +72,13 @@ struct Pair: AsyncParsableCommand {
 
     /// `123 456`.
     static func grouped(_ digits: String) -> String {
-        digits.count == 6 ? "\(digits.prefix(3)) \(digits.suffix(3))" : digits
+        let digits = Self.digits(digits)
+        return digits.count == 6 ? "\(digits.prefix(3)) \(digits.suffix(3))" : digits
+    }
+
+    /// Only the ASCII digits of `text`: what a code may hold, and all of it that goes into a command to paste.
+    static func digits(_ text: String) -> String {
+        String(text.unicodeScalars.filter { ("0"..."9").contains($0) }.map(Character.init))
     }
 
     /// The TRUST column of `peers`: `paired`, `unverified`, or the pairing in progress.

@@ -101,8 +101,10 @@ enum ReceiptText {
         }
         table.append(("Memo", r.memo.isEmpty ? "-" : SafeText.escaped(r.memo)))
         table.append(("Category", r.category.map(SafeText.escaped) ?? "-"))
-        table.append(("Payer", "\(SafeText.escaped(r.payerName))  \(r.payerID)"))
-        table.append(("Payee", "\(SafeText.escaped(r.payeeName))  \(r.payeeID)"))
+        table.append(
+            ("Payer", "\(PeerLabel.identified(name: r.payerName, shortID: r.payerID.shortDescription))  \(r.payerID)"))
+        table.append(
+            ("Payee", "\(PeerLabel.identified(name: r.payeeName, shortID: r.payeeID.shortDescription))  \(r.payeeID)"))
         table.append(("Accepted", ISO8601Time.format(r.acceptedAt)))
         table.append(("Settled", ISO8601Time.format(r.settledAt)))
         table.append(("Method", r.method?.rawValue ?? "-"))

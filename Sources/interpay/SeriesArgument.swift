@@ -3,7 +3,10 @@ import InterPayControl
 
 /// The `<series>` argument of `approve`, `decline` and `unsubscribe`: an ID or a unique prefix.
 struct SeriesArgument: ParsableArguments {
-    @Argument(help: "The series: its ID or a unique prefix of at least 4 characters.")
+    @Argument(
+        help:
+            "The series: its short ID as 'subscriptions' shows it, its whole ID, or at least 4 characters of its start or end."
+    )
     var series: String
 }
 

@@ -17,7 +17,7 @@ struct Show: AsyncParsableCommand {
             var table = Table("FIELD", "VALUE")
             table.add("id", payment.id.printable)
             table.add("direction", payment.direction == "in" ? "in (you are asked to pay)" : "out (you asked)")
-            table.add("peer", "\(Formatting.peerName(payment)) \(payment.peer.id.printable)")
+            table.add("peer", "\(payment.peer.label) \(payment.peer.id.printable)")
             table.add("amount", Formatting.amount(payment))
             if let quote = payment.quote {
                 table.add(

@@ -23,7 +23,7 @@ enum SeriesCommand {
         global.output(try await global.call(method, params)) { series in
             let cap = series.cap.map { ", cap \($0.printable) \(series.currency.printable)" } ?? ""
             let undelivered = series.delivered ? "" : " (the peer has not received it yet)"
-            print(Formatting.outcome(id: series.id, state: series.state, cap, undelivered))
+            print(Formatting.outcome(shortID: series.shortID, state: series.state, cap, undelivered))
         }
     }
 
@@ -33,18 +33,12 @@ enum SeriesCommand {
         for series in rows {
             let count = series.count.map { "/\($0)" } ?? ""
             table.add(
-                Formatting.shortID(series.id), series.direction.printable, SeriesCommand.peer(series),
+                series.shortID.printable, series.direction.printable, series.peer.label,
                 "\(series.amount.printable) \(series.currency.printable)",
                 series.periodSeconds.map { "\($0)s (fixed)" } ?? series.every.printable,
                 series.state.printable, series.cap?.printable ?? "-", Formatting.localTime(series.nextDue),
                 "\(series.paid)/\(series.instances)\(count)", series.memo.printable)
         }
         table.print()
-    }
-
-    /// The series' peer by name, else by short ID.
-    static func peer(_ series: SeriesInfo) -> String {
-        let name = series.peer.name?.printable ?? ""
-        return name.isEmpty ? series.peer.shortID.printable : name
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import InterPayControl
+import InterPayCore
 
 /// `interpay watch`
 struct Watch: AsyncParsableCommand {
@@ -36,45 +37,42 @@ struct Watch: AsyncParsableCommand {
         // version cannot read, which is then printed as JSON).
         let payment = try? event.field("payment")?.decode(PaymentInfo.self)
         let series = try? event.field("series")?.decode(SeriesInfo.self)
+        // The peer of a pairing or session event, as every view names a peer (`PeerLabel`).
+        let peerObject = event.field("peer")
+        let peerShortID = PeerID.isShortID(peerObject?.string("shortID")) ? peerObject?.string("shortID") ?? "?" : "?"
+        let peer = PeerLabel.text(
+            name: peerObject?.string("name"), shortID: peerShortID, paired: peerObject?.string("trust") == "paired")
         switch event.string("event") {
         case "request-received":
             guard let payment else { break }
-            return "\(time)  request  \(Formatting.shortID(payment.id))  \(Formatting.counterparty(payment)) "
+            return "\(time)  request  \(payment.shortID.printable)  \(Formatting.counterparty(payment)) "
                 + "asks you to pay \(Formatting.amount(payment))  \"\(payment.memo.printable)\""
         case "payment-updated":
             guard let payment else { break }
-            return "\(time)  \(Formatting.state(payment))  \(Formatting.shortID(payment.id))  "
+            return "\(time)  \(Formatting.state(payment))  \(payment.shortID.printable)  "
                 + "\(Formatting.counterparty(payment))  \(Formatting.amount(payment))"
         case "pairing-requested":
-            let peer = event.field("peer")
-            let short = peer?.string("shortID") ?? "?"
-            return "\(time)  pairing  peer \(short) (\(peer?.string("name", "?") ?? "?")) wants to pair: run "
-                + "interpay pair \(short)"
+            // Only the short ID goes into a command to paste: a peer's name is its own text.
+            return "\(time)  pairing  \(peer) wants to pair: run 'interpay pair \(peerShortID)'"
         case "pairing-started":
-            let peer = event.field("peer")
-            return "\(time)  pairing  attempt started with \(peer?.string("name", "?") ?? "?") "
-                + "(\(peer?.string("shortID") ?? "?"))"
+            return "\(time)  pairing  attempt started with \(peer)"
         case "pairing-code":
-            let peer = event.field("peer")
-            return "\(time)  pairing  \(peer?.string("name", "?") ?? "?")  verification code "
-                + "\(Pair.grouped(event.string("code")))  (check that the peer shows the same code, then run "
-                + "'interpay pair \(peer?.string("name", "PEER") ?? "PEER") --code \(event.string("code"))'; "
-                + "valid until \(Formatting.localTime(event.field("expiresAt")?.integer)))"
+            return "\(time)  pairing  \(peer)  verification code \(Pair.grouped(event.string("code")))  (check that "
+                + "the peer shows the same code, then run 'interpay pair \(peerShortID) --code "
+                + "\(Pair.digits(event.string("code")))'; valid until "
+                + "\(Formatting.localTime(event.field("expiresAt")?.integer)))"
         case "paired":
-            let peer = event.field("peer")
-            return "\(time)  paired   \(peer?.string("name", "?") ?? "?")  \(peer?.string("shortID") ?? "")"
+            return "\(time)  paired   \(peer)"
         case "pairing-failed":
-            let peer = event.field("peer")
-            return "\(time)  pairing failed  \(peer?.string("name", "?") ?? "?") (\(peer?.string("shortID") ?? "?"))  "
-                + "\(event.string("reason")); \(event.field("attemptsLeft")?.integer ?? 0) attempts left before the lock"
+            return "\(time)  pairing failed  \(peer)  \(event.string("reason").printable); "
+                + "\(event.field("attemptsLeft")?.integer ?? 0) attempts left before the lock"
         case "pairing-locked":
-            let peer = event.field("peer")
-            return "\(time)  pairing locked  \(peer?.string("name", "?") ?? "?")  until "
+            return "\(time)  pairing locked  \(peer)  until "
                 + Formatting.localTime(event.field("lockedUntil")?.integer)
         case "series-updated":
             guard let series else { break }
-            let who = SeriesCommand.peer(series)
-            let id = Formatting.shortID(series.id)
+            let who = series.peer.label
+            let id = series.shortID.printable
             let what =
                 series.state == "offered" && series.direction == "in"
                 ? "series offered  \(id)  \(who) offers a subscription"
@@ -82,9 +80,7 @@ struct Watch: AsyncParsableCommand {
             return "\(time)  \(what): \(series.amount.printable) \(series.currency.printable) every "
                 + "\(series.every.printable)  \"\(series.memo.printable)\""
         case "peer-up", "peer-down":
-            let peer = event.field("peer")
-            return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  "
-                + "\(peer?.string("name", "?") ?? "?")  \(peer?.string("shortID") ?? "")"
+            return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  \(peer)"
         default:
             break
         }

@@ -67,7 +67,7 @@ struct GoldenJSONTests {
                 + #""paidAt":null,"peer":{"announcedName":null,"id":"\#(info.peer.id)","name":"bob","#
                 + #""shortID":"\#(info.peer.shortID)","trust":"unverified"},"quote":null,"reason":null,"#
                 + #""reasonCode":null,"receipt":false,"reference":null,"series":null,"settledAt":null,"#
-                + #""state":"pending","updatedAt":1700000000}"#)
+                + #""shortID":"00000001","state":"pending","updatedAt":1700000000}"#)
         var full = info
         full.converted = ConvertedAmount(
             conversion: Conversion(amount: "0.62", currency: "EUR", minorUnits: 62, rate: "0.0496", ratesUpdatedAt: 1),
@@ -108,7 +108,7 @@ struct GoldenJSONTests {
                     + #""method":null,"minorUnits":1250,"paidAt":null,"peer":{"announcedName":null,"#
                     + #""id":"\#(info.peer.id)","name":null,"shortID":"\#(info.peer.shortID)","trust":"unverified"},"#
                     + #""quote":null,"reason":null,"reasonCode":null,"receipt":false,"reference":null,"series":null,"#
-                    + #""settledAt":null,"state":"pending","updatedAt":1700000000}"#))
+                    + #""settledAt":null,"shortID":"00000001","state":"pending","updatedAt":1700000000}"#))
     }
 
     @Test("peers and pair")
@@ -154,16 +154,23 @@ struct GoldenJSONTests {
             id: try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000002")), offer: offer, role: .payee,
             state: .offered, now: Self.created)
         let info = ControlMethods.info(
-            SeriesView(series: record, instances: 0, paid: 0, peerName: "bob"), now: Self.created)
+            SeriesView(series: record, instances: 0, paid: 0, announcedName: "bob", pinnedName: nil),
+            peerName: PeerName(announcedName: "bob", pinned: nil), now: Self.created)
         let list = try members(ControlAPI.subscriptions, SeriesList(series: [info]))
         let series = try #require(list["series"]?[0]?.objectValue)
         #expect(
             Set(series.keys) == [
-                "id", "direction", "peer", "amount", "currency", "every", "count", "start", "timeZone",
+                "id", "shortID", "direction", "peer", "amount", "currency", "every", "count", "start", "timeZone",
                 "periodSeconds", "memo", "category", "state", "cap", "nextDue", "instances", "paid", "reason",
                 "endedBy", "delivered", "createdAt", "updatedAt",
             ])
-        #expect(Set(try #require(series["peer"]?.objectValue).keys) == ["id", "shortID", "name"])
+        #expect(series["shortID"] == "00000002")
+        // A series' peer is shown as a payment's: with its trust, an unpaired "bob" never like a contact.
+        #expect(
+            series["peer"] == [
+                "id": .string(info.peer.id), "shortID": .string(info.peer.shortID), "name": "bob",
+                "announcedName": .null, "trust": "unverified",
+            ])
         #expect(series["amount"] == "30.00" && series["cap"] == .null && series["count"] == 12)
         #expect(try members(ControlAPI.approve, info) == series)
     }

@@ -65,10 +65,36 @@ struct PeerResolverTests {
         #expect(candidates.count == 2)
     }
 
+    @Test("an ID prefix typed with the look-alikes 0, 1, 8 reaches that ID, never a peer whose name is that text")
+    func lenientPrefix() throws {
+        // A key whose short ID holds at least one of O, I, B, so that the typed text differs from it.
+        let target = try #require(
+            (0..<1_000).lazy.map { PeerID(subjectPublicKeyInfoDER: Array("key \($0)".utf8)) }
+                .first { $0.shortDescription.contains { "OIB".contains($0) } })
+        let short = target.shortDescription
+        let typed = String(
+            short.map { character -> Character in
+                switch character {
+                case "O": "0"
+                case "I": "1"
+                case "B": "8"
+                default: character
+                }
+            })
+        // The impostor announces the look-alike text as its name (refused on the wire since; it may be stored).
+        #expect(typed != short)
+        #expect(resolve(typed, [(target, "bob"), (mallory, typed)]) == .found(target))
+        #expect(resolve(typed.lowercased(), [(target, "bob")]) == .found(target))
+    }
+
     @Test("ambiguity lists names escaped")
     func escapedCandidates() {
         let result = resolve("x", [(bob, "x"), (mallory, "x\u{1B}[8m"), (carol, "X")])
-        #expect(result == .ambiguous(["X (\(carol.shortDescription))", "x (\(bob.shortDescription))"].sorted()))
+        #expect(
+            result
+                == .ambiguous(
+                    ["X (\(carol.shortDescription)) [unverified]", "x (\(bob.shortDescription)) [unverified]"].sorted())
+        )
         let hostile = PeerResolver.resolve(
             "bob", among: [.init(id: bob, name: "bob"), .init(id: mallory, name: "bob\u{1B}")])
         #expect(hostile == .found(bob))

@@ -630,6 +630,18 @@ def invalid_vectors():
          "letters (§7.2).", hello(name=BOB[:10].lower()), "invalid-field")
     addj("hello-name-capitals", "Display name of 4 or more capitals of the ID alphabet (A-Z, 2-7) reads as an "
          "ID prefix (§7.2).", hello(name="DAVE"), "invalid-field")
+    addj("hello-name-zero-width", "Display name ending in a zero-width space (U+200B), an invisible "
+         "(default-ignorable) code point (§7.2).", hello(name="bob\u200b"), "invalid-field")
+    addj("hello-name-trailing-space", "Display name ending in a space (§7.2).", hello(name="bob "), "invalid-field")
+    addj("hello-name-lookalike-digits", "Display name of a short ID with 8 for B and 0 for O: read as the ID "
+         "characters they resemble (§4.3), it is 7 capitals of the ID alphabet (§7.2).", hello(name="HS8EJ80"),
+         "invalid-field", schemaDetectable=False, semanticCheck="name-lookalike")
+    addj("hello-name-lookalike-fullwidth", "Display name of a short ID in full-width letters (U+FF21...), which look "
+         "like the ID's capitals (§7.2).", hello(name="".join(chr(ord(c) + 0xFEE0) for c in BOB[:7])),
+         "invalid-field", schemaDetectable=False, semanticCheck="name-lookalike")
+    addj("hello-name-lookalike-cyrillic", "Display name of a short ID with a Cyrillic capital Ie (U+0415) for E "
+         "(§7.2).", hello(name="HSB\u0415JBT"), "invalid-field", schemaDetectable=False,
+         semanticCheck="name-lookalike")
     addj("hello-agent-65", "agent of 65 code points.", hello(agent="a" * 65), "invalid-field")
     addj("hello-capabilities-not-array", "capabilities is a string instead of an array.",
          hello(capabilities="none"), "invalid-field")

@@ -56,10 +56,21 @@ function element(tag, text, attributes = {}) {
   return node;
 }
 
-function peerLabel(peer) {
-  const name = peer.name || peer.shortID;
+/**
+ * A peer as every view names it, the rule of the daemon's PeerLabel: always `name (SHORTID)`, since anyone can
+ * announce any name; `[unverified]` (in the page's language) unless paired; a paired peer that announces another
+ * name than the one kept at pairing shows it, flagged.
+ */
+export function peerLabel(peer) {
   const trust = typeof peer.trust === "string" ? peer.trust : peer.trust && peer.trust.state;
-  return trust === "paired" ? name : `${name} [${t("unverified")}]`;
+  const label = `${peer.name || "?"} (${peer.shortID})`;
+  if (trust !== "paired") return `${label} [${t("unverified")}]`;
+  return peer.announcedName ? `${label} (${t("announces")} "${peer.announcedName}") [${t("nameChanged")}]` : label;
+}
+
+/** Whether a peer (of `peers`, or of a payment) is paired. */
+function isPaired(peer) {
+  return (typeof peer.trust === "string" ? peer.trust : peer.trust && peer.trust.state) === "paired";
 }
 
 function translate() {
@@ -78,7 +89,8 @@ async function loadNearby() {
   for (const peer of peers) {
     const row = element("tr");
     const trust = peer.trust.state === "paired" ? t("paired") : t("unverified");
-    row.append(element("td", peer.name || "-"), element("td", peer.shortID, { class: "mono" }),
+    row.append(element("td", peerLabel(peer), isPaired(peer) ? {} : { class: "unverified" }),
+      element("td", peer.shortID, { class: "mono" }),
       element("td", peer.session === "up" ? t("up") : t("down")),
       element("td", trust, peer.trust.state === "paired" ? {} : { class: "unverified" }));
     const actions = element("td");
@@ -98,19 +110,54 @@ async function loadNearby() {
     }
     row.append(actions);
     body.append(row);
-    if (peer.trust.pairing === "code" && peer.trust.code) pairingPeer = peer;
   }
-  $("pairing").hidden = !pairingPeer;
-  if (pairingPeer) {
-    $("pairing-code").textContent = pairingPeer.trust.code;
-    $("pairing-confirm").onclick = () =>
-      act("pair", { peer: pairingPeer.id, code: pairingPeer.trust.code }, loadNearby);
-  }
+  showPairing(peers.filter((peer) => peer.trust.pairing === "code" && peer.trust.code));
+  fillPeerPicker();
+}
+
+/**
+ * One panel per pairing that has its code: it names the peer (name and short ID), shows this side's code, and asks
+ * for the code the other screen shows, as `interpay pair PEER --code CODE` does; its button acts on that peer only.
+ * A panel whose peer is unchanged is kept as it is, so that a redraw does not clear a code being typed.
+ */
+function showPairing(pairing) {
+  const list = $("pairing");
+  list.hidden = pairing.length === 0;
+  const existing = new Map([...list.children].map((node) => [node.dataset.peer, node]));
+  list.replaceChildren(...pairing.map((peer) => {
+    const version = `${language}|${peer.trust.code}|${peerLabel(peer)}`;
+    const kept = existing.get(peer.id);
+    if (kept && kept.dataset.version === version) return kept;
+    const panel = element("form", undefined, { class: "pairing", "data-peer": peer.id, "data-version": version });
+    const input = element("input", undefined, { class: "pairing-input", inputmode: "numeric", autocomplete: "off",
+      pattern: "[0-9 ]{6,7}", required: "", "aria-label": t("theirCode") });
+    panel.append(element("p", `${t("pairingWith")} ${peerLabel(peer)}`, { class: "pairing-peer" }),
+      element("p", `${t("yourCode")} ${peer.trust.code.slice(0, 3)} ${peer.trust.code.slice(3)}`,
+        { class: "code pairing-code" }),
+      element("p", t("compare")),
+      element("label", t("theirCode")), input,
+      element("button", t("confirm"), { type: "submit", class: "pairing-confirm" }));
+    panel.addEventListener("submit", (event) => {
+      event.preventDefault();
+      act("pair", { peer: peer.id, code: input.value.replace(/\s/g, "") }, loadNearby);
+    });
+    return panel;
+  }));
+}
+
+/**
+ * The Request page's peer picker: peers with a session, paired ones first; nothing chosen until the user chooses
+ * (an unverified peer is never preselected: anyone can announce a contact's name). A choice still offered is kept.
+ */
+function fillPeerPicker() {
   const select = $("request-peer");
   const chosen = select.value;
-  select.replaceChildren(...peers.filter((peer) => peer.session === "up")
-    .map((peer) => element("option", `${peerLabel(peer)} (${peer.shortID})`, { value: peer.id })));
-  if (chosen) select.value = chosen;
+  const offered = peers.filter((peer) => peer.session === "up")
+    .sort((a, b) => Number(isPaired(b)) - Number(isPaired(a)) || peerLabel(a).localeCompare(peerLabel(b)));
+  select.replaceChildren(element("option", t("choosePeer"), { value: "", disabled: "", selected: "" }),
+    ...offered.map((peer) => element("option", peerLabel(peer),
+      isPaired(peer) ? { value: peer.id } : { value: peer.id, class: "unverified" })));
+  select.value = offered.some((peer) => peer.id === chosen) ? chosen : "";
 }
 
 async function act(method, params, then) {
@@ -166,11 +213,21 @@ async function sendRequest(event) {
   if ($("request-category").value) params.category = $("request-category").value;
   const payment = await act("send", params);
   if (payment) {
-    $("request-result").textContent = `${t("requested")} ${money(payment.minorUnits, payment.currency)}`;
+    $("request-result").textContent =
+      `${t("requested")} ${money(payment.minorUnits, payment.currency)} (${payment.shortID}): ${peerLabel(payment.peer)}`;
     $("request-result").dataset.payment = payment.id;
     $("request-result").dataset.state = payment.state;
+    clearRequest();
     await loadInbox();
   }
+}
+
+/** The Request form as it starts: no amount, memo or category, the preferred currency (else MXN). */
+function clearRequest() {
+  for (const id of ["request-amount", "request-memo", "request-category"]) $(id).value = "";
+  $("request-currency").value = preferred || "MXN";
+  $("request-preview").textContent = "";
+  $("request-converted").textContent = "";
 }
 
 function paymentCard(payment) {
@@ -179,7 +236,8 @@ function paymentCard(payment) {
     element("div", `${payment.direction === "in" ? t("from") : t("to")}: ${peerLabel(payment.peer)}`,
       payment.peer.trust === "paired" ? {} : { class: "unverified" }),
     element("div", payment.memo || ""),
-    element("div", `${t("state")}: ${t(payment.state)}`, { class: "state" }));
+    element("div", `${t("state")}: ${t(payment.state)}`, { class: "state" }),
+    element("div", payment.shortID, { class: "mono muted short-id" }));
   if (payment.state === "pending") {
     const left = element("div", "", { class: "muted expiry", "data-expires": payment.expiresAt });
     item.append(left);
@@ -261,7 +319,9 @@ async function loadHistory() {
   if (since) payments = payments.filter((p) => p.createdAt >= Date.parse(since) / 1000);
   $("history-rows").replaceChildren(...payments.map((p) => {
     const row = element("tr");
-    row.append(element("td", new Date(p.createdAt * 1000).toLocaleString(language)), element("td", peerLabel(p.peer)),
+    row.append(element("td", p.shortID, { class: "mono" }),
+      element("td", new Date(p.createdAt * 1000).toLocaleString(language)),
+      element("td", peerLabel(p.peer), isPaired(p.peer) ? {} : { class: "unverified" }),
       element("td", money(p.minorUnits, p.currency)), element("td", t(p.state)), element("td", p.memo),
       element("td", p.quote ? money(p.quote.minorUnits, p.quote.currency) : ""));
     return row;
@@ -361,7 +421,12 @@ async function loadConverter() {
 }
 
 async function loadRequest() {
+  const before = preferred;
   preferred = (await api("status")).currency;
+  // The currency starts as the preferred one; one the user typed is kept across redraws.
+  if (!$("request-currency").value || $("request-currency").value === (before || "MXN")) {
+    $("request-currency").value = preferred || "MXN";
+  }
   await loadNearby();
 }
 
