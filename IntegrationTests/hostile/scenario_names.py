@@ -21,6 +21,21 @@ def hello_answer(h, daemon, identity, name):
     return answer
 
 
+def reaches_bob(h, alice, real, bob, text, what):
+    """`interpay send TEXT` reaches the real bob's connection `real` (which acknowledges it)."""
+    out = alice.interpay("send", text, "2", "EUR", "--json")
+    got = None
+    try:
+        got = real.next_frame(lambda f: f.get("type") == "request", timeout=5)
+    except wire.Closed:
+        pass
+    h.check(out.returncode == 0 and got is not None and got["payment"]["payer"] == bob["id"], what,
+            "exit %d: %s" % (out.returncode, out.stderr))
+    if got:
+        real.send({"type": "ack", "ackedID": got["messageID"], "paymentID": got["payment"]["id"],
+                   "state": "pending"})
+
+
 def run(h):
     alice = h.daemon("alice")
     bob = h.identity("bob")
@@ -84,31 +99,11 @@ def run(h):
     # 4. With the real bob back, his ID reaches him.
     real = h.connect(alice, bob, name="bob")
     time.sleep(0.5)
-    out = alice.interpay("send", short, "2", "EUR", "--json")
-    got = None
-    try:
-        got = real.next_frame(lambda f: f.get("type") == "request", timeout=5)
-    except wire.Closed:
-        pass
-    h.check(out.returncode == 0 and got is not None and got["payment"]["payer"] == bob["id"],
-            "send by short ID reaches the real bob", "exit %d: %s" % (out.returncode, out.stderr))
-    if got:
-        real.send({"type": "ack", "ackedID": got["messageID"], "paymentID": got["payment"]["id"],
-                   "state": "pending"})
+    reaches_bob(h, alice, real, bob, short, "send by short ID reaches the real bob")
     # The short ID typed with the look-alikes 0, 1, 8 (read as O, I, B, PROTOCOL.md §4.3) is bob's ID too.
     typed = short.replace("O", "0").replace("I", "1").replace("B", "8").lower()
-    out = alice.interpay("send", typed, "3", "EUR", "--json")
-    got = None
-    try:
-        got = real.next_frame(lambda f: f.get("type") == "request", timeout=5)
-    except wire.Closed:
-        pass
-    h.check(out.returncode == 0 and got is not None and got["payment"]["payer"] == bob["id"],
-            "send '%s' (bob's short ID as typed with look-alikes) reaches the real bob" % typed,
-            "exit %d: %s" % (out.returncode, out.stderr))
-    if got:
-        real.send({"type": "ack", "ackedID": got["messageID"], "paymentID": got["payment"]["id"],
-                   "state": "pending"})
+    reaches_bob(h, alice, real, bob, typed, "send '%s' (bob's short ID as typed with look-alikes) reaches the real bob"
+                % typed)
     peers = json.loads(alice.interpay("peers", "--json").stdout or "{}").get("peers", [])
     h.check(sum(1 for p in peers if p.get("name") == "bob") == 2, "peers lists both peers named bob, by ID",
             json.dumps(peers)[:300])

@@ -30,20 +30,6 @@ def pair_frames(frames, step=None):
     return [f for f in frames if f.get("type") == "pair" and (step is None or f.get("step") == step)]
 
 
-def drain(conn, seconds):
-    """Every frame that arrives within `seconds` (pings answered)."""
-    got = []
-    deadline = time.monotonic() + seconds
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return got
-        frame = conn.next_frame(timeout=remaining)
-        if frame is None:
-            return got
-        got.append(frame)
-
-
 def run(h):
     victim = h.daemon("victim")
     mallory = h.identity("mallory")
@@ -61,7 +47,7 @@ def run(h):
     offset = victim.log_size()
     for _ in range(2):
         conn.send(commit_frame(mallory_bytes, str(uuid.uuid4()), os.urandom(32)))
-    answers = pair_frames(drain(conn, wire.QUIET))
+    answers = pair_frames(conn.drain(wire.QUIET))
     h.check(not answers, "commits before the user starts are not answered", json.dumps(answers))
     h.check(victim.log_has(offset, r"wants to pair.*%s" % short),
             "the daemon logs that the peer wants to pair")
@@ -85,14 +71,14 @@ def run(h):
         h.check(their_commit is not None, "attempt %d: the daemon sends its commit" % (attempt + 1))
         mine = str(uuid.uuid4())
         conn.send(commit_frame(mallory_bytes, mine, os.urandom(32)))
-        got = pair_frames(drain(conn, wire.QUIET))
+        got = pair_frames(conn.drain(wire.QUIET))
         reveals += len(pair_frames(got, "reveal"))
         h.check([f["step"] for f in got] == ["commit", "reveal"],
                 "attempt %d: the daemon resends its commit, then reveals" % (attempt + 1), json.dumps(got))
         if attempt == 0:
             # Re-roll: a second, different commit in the same attempt.
             conn.send(commit_frame(mallory_bytes, str(uuid.uuid4()), os.urandom(32)))
-            got = pair_frames(drain(conn, wire.QUIET))
+            got = pair_frames(conn.drain(wire.QUIET))
             reveals += len(pair_frames(got, "reveal"))
             h.check([f["step"] for f in got] == ["abort"], "a second, different commit ends the attempt",
                     json.dumps(got))
@@ -101,7 +87,7 @@ def run(h):
             conn.send({"type": "pair", "pairingID": mine, "step": "abort", "reason": "try again"})
             time.sleep(0.5)
             conn.send(commit_frame(mallory_bytes, str(uuid.uuid4()), os.urandom(32)))
-            got = pair_frames(drain(conn, wire.QUIET))
+            got = pair_frames(conn.drain(wire.QUIET))
             reveals += len(pair_frames(got, "reveal"))
             h.check(not got, "after an abort, a fresh commit gets nothing until the user starts again",
                     json.dumps(got))
@@ -110,7 +96,7 @@ def run(h):
             out = victim.interpay("pair", short, "--code", "123456")
             h.check(out.returncode != 0, "the attempt has no code to confirm", out.stdout + out.stderr)
             conn.send({"type": "pair", "pairingID": mine, "step": "reveal", "value": os.urandom(32).hex()})
-            got = pair_frames(drain(conn, wire.QUIET))
+            got = pair_frames(conn.drain(wire.QUIET))
             reveals += len(pair_frames(got, "reveal"))
             h.check([f["step"] for f in got] == ["abort"], "a reveal that does not match its commit ends the attempt",
                     json.dumps(got))
@@ -129,7 +115,7 @@ def run(h):
     h.check(row is not None and row.get("trust", {}).get("pairing") == "locked",
             "'interpay peers' shows pairing with the peer locked", json.dumps(row))
     conn.send(commit_frame(mallory_bytes, str(uuid.uuid4()), os.urandom(32)))
-    got = pair_frames(drain(conn, wire.QUIET))
+    got = pair_frames(conn.drain(wire.QUIET))
     h.check(not got, "while locked, a commit gets no answer", json.dumps(got))
     conn.close()
 

@@ -24,19 +24,6 @@ import interpay_wire as wire
 DESCRIPTION = "short IDs unique in lists, no peer text in a command to paste, CSV cells safe, one daemon per state dir"
 
 
-def drain(conn, seconds):
-    got = []
-    deadline = time.monotonic() + seconds
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return got
-        frame = conn.next_frame(timeout=remaining)
-        if frame is None:
-            return got
-        got.append(frame)
-
-
 def short_ids(h, alice):
     """T-SHORTID: five payments of one second get five short IDs in `list`, each of which `show` finds back."""
     eve = h.identity("eve")
@@ -66,7 +53,7 @@ def short_ids(h, alice):
         h.check(ambiguous.returncode == 4 and all(payment[-8:] in ambiguous.stderr for payment in sent),
                 "their shared time prefix is ambiguous (exit 4), listing each candidate by its short ID",
                 ambiguous.stderr)
-    for frame in drain(conn, 1.0):
+    for frame in conn.drain(1.0):
         if frame.get("type") == "request":
             conn.send({"type": "ack", "ackedID": frame["messageID"], "paymentID": frame["payment"]["id"],
                        "state": "pending"})
@@ -94,7 +81,7 @@ def paste(h, alice, work):
         nonce = os.urandom(32)
         conn.send({"type": "pair", "pairingID": mine, "step": "commit",
                    "value": wire.pairing_commit(mallory["bytes"], nonce)})
-        drain(conn, 1.0)
+        conn.drain(1.0)
         conn.send({"type": "pair", "pairingID": mine, "step": "reveal", "value": nonce.hex()})
         deadline = time.monotonic() + 10
         line = None

@@ -221,6 +221,19 @@ class PeerConnection:
             lambda f: (f.get("type") == "ack" and f.get("ackedID") == message_id)
             or (f.get("type") == "error" and f.get("ref") == message_id), timeout)
 
+    def drain(self, seconds):
+        """Every frame that arrives within `seconds` (pings answered), in order."""
+        got = []
+        deadline = time.monotonic() + seconds
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return got
+            frame = self.next_frame(timeout=remaining)
+            if frame is None:
+                return got
+            got.append(frame)
+
     def closes_within(self, timeout=DEADLINE):
         """True when the daemon ends the connection within timeout (frames before the end are kept)."""
         try:

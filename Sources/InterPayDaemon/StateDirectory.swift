@@ -83,55 +83,70 @@ final class StateDirectoryLock: Sendable {
         return "pid \(pid)" + (socket.map { ", control socket \(SafeText.escaped($0))" } ?? "")
     }
 
-    /// The state directory must be a directory (not a link to one), this user's, and writable by no one else; it is
-    /// then made 0700.
-    private static func checkDirectory(_ path: String) throws(DaemonError) {
+    /// What one entry of the state directory must be: its kind, and no access by others.
+    private struct Rule {
+        /// `the state directory`, `the identity key`.
+        let what: String
+        /// `S_IFDIR` or `S_IFREG`.
+        let kind: mode_t
+        /// What is said when it is of another kind.
+        let kindProblem: String
+        /// The mode bits that others may not have, and what having them means.
+        let forbidden: mode_t
+        let forbiddenProblem: String
+        /// The mode that fixes it.
+        let mode: String
+        /// Why another user's entry is refused, and what to do.
+        let foreignProblem: String
+
+        static let directory = Rule(
+            what: "the state directory", kind: S_IFDIR,
+            kindProblem: "is not a directory (a symbolic link? give the directory itself)", forbidden: 0o022,
+            forbiddenProblem: "is writable by other users", mode: "700",
+            foreignProblem: "its identity key and ledger could be someone else's; use a directory of this user")
+        static let key = Rule(
+            what: "the identity key", kind: S_IFREG,
+            kindProblem: "is not a regular file (a link or a device?); remove it or fix it", forbidden: 0o077,
+            forbiddenProblem: "can be read or written by other users", mode: "600",
+            foreignProblem: "someone else may hold it; remove it to make a new identity, or restore this user's key")
+    }
+
+    /// Checks `path` against `rule` without following a link; false when it does not exist.
+    private static func check(_ path: String, _ rule: Rule) throws(DaemonError) -> Bool {
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            throw .state("cannot look at the state directory \(path): \(String(cString: strerror(errno)))")
+            if errno == ENOENT { return false }
+            throw .state("cannot look at \(rule.what) \(path): \(String(cString: strerror(errno)))")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .state(
-                "the state directory \(path) is not a directory"
-                    + (info.st_mode & S_IFMT == S_IFLNK ? " but a symbolic link; give the directory itself" : ""))
-        }
+        guard info.st_mode & S_IFMT == rule.kind else { throw .state("\(rule.what) \(path) \(rule.kindProblem)") }
         let me = geteuid()
         guard info.st_uid == me else {
             throw .state(
-                "the state directory \(path) belongs to uid \(info.st_uid), not to this daemon's user (uid \(me)): "
-                    + "its identity key and ledger could be someone else's; use a directory of this user")
+                "\(rule.what) \(path) belongs to uid \(info.st_uid), not to this daemon's user (uid \(me)): "
+                    + rule.foreignProblem)
         }
-        guard info.st_mode & 0o022 == 0 else {
+        guard info.st_mode & rule.forbidden == 0 else {
             throw .state(
-                "the state directory \(path) is writable by other users (mode "
-                    + "\(String(info.st_mode & 0o7777, radix: 8))): run 'chmod 700 \(path)'")
+                "\(rule.what) \(path) \(rule.forbiddenProblem) (mode \(String(info.st_mode & 0o7777, radix: 8))): "
+                    + "run 'chmod \(rule.mode) \(path)'")
         }
-        if info.st_mode & 0o777 != 0o700, chmod(path, 0o700) != 0 {
+        return true
+    }
+
+    /// The state directory must be a directory (not a link to one), this user's, and writable by no one else; it is
+    /// then made 0700.
+    private static func checkDirectory(_ path: String) throws(DaemonError) {
+        guard try check(path, .directory) else { throw .state("the state directory \(path) does not exist") }
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & 0o777 != 0o700, chmod(path, 0o700) != 0 {
             throw .state("cannot make the state directory \(path) private: \(String(cString: strerror(errno)))")
         }
     }
 
-    /// An existing identity key must be a regular file (not a link), this user's, and readable by no one else.
+    /// An existing identity key must be a regular file (not a link), this user's, and readable by no one else; a
+    /// missing one is created 0600 later.
     private static func checkKey(_ path: String) throws(DaemonError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT { return }  // a new key is created, 0600
-            throw .state("cannot look at the identity key \(path): \(String(cString: strerror(errno)))")
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .state("the identity key \(path) is not a regular file (a link or a device?); remove it or fix it")
-        }
-        let me = geteuid()
-        guard info.st_uid == me else {
-            throw .state(
-                "the identity key \(path) belongs to uid \(info.st_uid), not to this daemon's user (uid \(me)): "
-                    + "someone else may hold it; remove it to make a new identity, or restore this user's key")
-        }
-        guard info.st_mode & 0o077 == 0 else {
-            throw .state(
-                "the identity key \(path) can be read or written by other users (mode "
-                    + "\(String(info.st_mode & 0o7777, radix: 8))): run 'chmod 600 \(path)'")
-        }
+        _ = try check(path, .key)
     }
 }
 
