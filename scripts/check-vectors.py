@@ -22,8 +22,9 @@ FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error",
                "paid", "settle", "series"]
 FRAMING_ERRORS = {"oversize", "truncated", "invalid-utf8", "invalid-json"}
 FIELD_ERRORS = {"unknown-type", "missing-field", "invalid-field"}
-SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range",
-                   "name-lookalike"}
+SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range", "name-like-id",
+                   "receipt-bytes", "name-lookalike"}
+MAX_RECEIPT_BYTES = 8192
 
 passed = 0          # vectors that passed
 failed = 0          # vectors that failed
@@ -250,8 +251,18 @@ def semantic_failures(obj):
     elif t == "hello":
         if obj["maxVersion"] < obj["minVersion"]:
             failures.add("version-range")
+        try:
+            # A whole peer ID in its lenient form (any case, '-' or spaces or none, 0/1/8 for O/I/B): the check
+            # characters decide, which no pattern can (PROTOCOL.md §7.2).
+            parse_peer_id(obj["name"])
+            failures.add("name-like-id")
+        except ValueError:
+            pass
         if name_looks_like_id(obj["name"]):
             failures.add("name-lookalike")
+    elif t == "settle":
+        if len(obj.get("receipt", "").encode("utf-8")) > MAX_RECEIPT_BYTES:
+            failures.add("receipt-bytes")
     return failures
 
 

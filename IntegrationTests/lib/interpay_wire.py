@@ -333,6 +333,26 @@ def request_frame(payee, payer, minor=1250, currency="MXN", memo="probe", create
     return {"type": "request", "messageID": message_id or str(uuid.uuid4()), "payment": payment}
 
 
+def iso_time(seconds):
+    """A receipt's time (PROTOCOL.md §17.1): YYYY-MM-DDTHH:MM:SSZ."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def signed_receipt(identity, fields):
+    """The receipt text (PROTOCOL.md §17.2) of `fields` with `identity`'s key as payeeKey, signed with that key
+    through the openssl CLI: what a payee of the attacker's own can make of any terms it likes."""
+    receipt = dict(fields, payeeKey=certificate_spki(identity["cert"]).hex())
+    text = json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", identity["key"]], input=text.encode(),
+                         check=True, capture_output=True).stdout
+    # DER SEQUENCE { INTEGER r, INTEGER s } to r || s, 32 bytes each.
+    r_length = der[3]
+    r = der[4:4 + r_length]
+    s = der[4 + r_length + 2:]
+    receipt["signature"] = (r[-32:].rjust(32, b"\0") + s[-32:].rjust(32, b"\0")).hex()
+    return json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def refused_field(answer, field=None):
     """Whether `answer` is the error a field that fails validation gets (PROTOCOL.md §5.2: class invalid-field, code
     malformed-frame), naming `field` when given."""

@@ -215,28 +215,35 @@ public struct PaymentDetailInfo: Codable, Sendable, Equatable {
     public var payment: PaymentInfo
     /// Its state changes, oldest first.
     public var events: [PaymentEventInfo]
+    /// Why the payee's receipt was refused (this side is the payer, and the receipt did not state the payment as
+    /// this side holds it, or did not verify); null when none was refused.
+    public var receiptRefused: String?
 
     /// A payment with its events.
-    public init(payment: PaymentInfo, events: [PaymentEventInfo]) {
+    public init(payment: PaymentInfo, events: [PaymentEventInfo], receiptRefused: String? = nil) {
         self.payment = payment
         self.events = events
+        self.receiptRefused = receiptRefused
     }
 
     private enum CodingKeys: String, CodingKey {
-        case events
+        case events, receiptRefused
     }
 
-    /// The payment's members and `events`, in one object.
+    /// The payment's members, `events` and `receiptRefused`, in one object.
     public init(from decoder: any Decoder) throws {
         payment = try PaymentInfo(from: decoder)
-        events = try decoder.container(keyedBy: CodingKeys.self).decode([PaymentEventInfo].self, forKey: .events)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        events = try container.decode([PaymentEventInfo].self, forKey: .events)
+        receiptRefused = try container.decodeIfPresent(String.self, forKey: .receiptRefused)
     }
 
-    /// The payment's members and `events`, in one object.
+    /// The payment's members, `events` and `receiptRefused` (null when none), in one object.
     public func encode(to encoder: any Encoder) throws {
         try payment.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(events, forKey: .events)
+        try container.encode(receiptRefused, forKey: .receiptRefused)
     }
 }
 

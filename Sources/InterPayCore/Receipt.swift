@@ -119,6 +119,84 @@ public struct Receipt: Sendable, Hashable {
     }
 }
 
+/// What the payer knows of a payment when the payee's receipt for it arrives: the terms a receipt it keeps must
+/// carry (PROTOCOL.md §17.4). A receipt that verifies proves only what the payee's key signed; these checks make
+/// sure that what it signed is this payment as the payer saw it, so that a receipt shown "verified" cannot carry
+/// times, a method, a reference or a payer name of the payee's choosing.
+public struct ReceiptExpectation: Sendable, Hashable {
+    /// The payment.
+    public var paymentID: UUID
+    /// Its payee, the peer the `settle` came from.
+    public var payeeID: PeerID
+    /// This side: the payer.
+    public var payerID: PeerID
+    /// The name this side announces in its `hello`.
+    public var payerName: String
+    /// The request's amount.
+    public var amount: Money
+    /// The request's memo.
+    public var memo: String
+    /// The request's category.
+    public var category: String?
+    /// The method of this side's own `paid`, if it sent one.
+    public var method: PaymentMethod?
+    /// The reference of this side's own `paid`, if it sent one.
+    public var reference: String?
+    /// When this side accepted the payment, on its clock: the payee cannot have recorded the acceptance earlier.
+    public var acceptedAt: Timestamp
+    /// Now, on this side's clock, when the receipt arrives: the payee cannot have settled later.
+    public var now: Timestamp
+
+    /// Describes a payment as the payer holds it.
+    public init(
+        paymentID: UUID, payeeID: PeerID, payerID: PeerID, payerName: String, amount: Money, memo: String,
+        category: String?, method: PaymentMethod?, reference: String?, acceptedAt: Timestamp, now: Timestamp
+    ) {
+        self.paymentID = paymentID
+        self.payeeID = payeeID
+        self.payerID = payerID
+        self.payerName = payerName
+        self.amount = amount
+        self.memo = memo
+        self.category = category
+        self.method = method
+        self.reference = reference
+        self.acceptedAt = acceptedAt
+        self.now = now
+    }
+}
+
+extension Receipt {
+    /// Why the payer must not keep this receipt for the payment it expects, or nil when the receipt states that
+    /// payment (PROTOCOL.md §17.4): the payment, the two peers and the request's terms; the payer's own name; the
+    /// method and reference of the payer's own `paid`, or neither (the payee settled before the `paid` reached it);
+    /// `acceptedAt` ≤ `settledAt`, both within the payment's life on the payer's clock, from its acceptance to the
+    /// receipt's arrival, give or take `Limits.maxClockSkew`.
+    public func mismatch(with expected: ReceiptExpectation) -> String? {
+        let skew = Limits.maxClockSkew
+        guard paymentID == expected.paymentID, payeeID == expected.payeeID, payerID == expected.payerID else {
+            return "it is not about this payment between these two peers"
+        }
+        guard amount == expected.amount else { return "its amount is not the payment's" }
+        guard memo == expected.memo, category == expected.category else {
+            return "its memo or category is not the payment's"
+        }
+        guard payerName == expected.payerName else { return "it names the payer otherwise than this daemon's name" }
+        guard (method == nil && reference == nil) || (method == expected.method && reference == expected.reference)
+        else {
+            return "its method or reference is not what this side's 'paid' said"
+        }
+        guard acceptedAt <= settledAt else { return "it was accepted after it was settled" }
+        guard acceptedAt >= expected.acceptedAt.adding(seconds: -skew) else {
+            return "it was accepted before this side accepted (\(ISO8601Time.format(acceptedAt)))"
+        }
+        guard settledAt <= expected.now.adding(seconds: skew) else {
+            return "it was settled after it arrived (\(ISO8601Time.format(settledAt)))"
+        }
+        return nil
+    }
+}
+
 /// A receipt with the payee's signature, and its canonical text: the receipt as stored, sent and handed over.
 ///
 /// The text is the canonical JSON (`CanonicalJSON`) of the receipt's members plus `signature`, the lowercase hex of

@@ -276,9 +276,18 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
             let why: String
             switch record.state {
             case .settled:
+                let refusal =
+                    record.role == .payer
+                    ? Self.receiptRefusal(in: try await database.paymentDetail(idPrefix: record.id.wireString).events)
+                    : nil
                 why =
-                    record.role == .payee
-                    ? "it was settled without one" : "the payee's daemon sent none (it may not support receipts)"
+                    if let refusal {
+                        "the payee's receipt was refused: \(refusal)"
+                    } else {
+                        record.role == .payee
+                            ? "it was settled without one"
+                            : "the payee's daemon sent none (it may not support receipts)"
+                    }
             case .accepted, .paid:
                 let capable = sessions.session(with: record.peerID).map { info in
                     info.capabilities.contains(PaymentMessage.receiptsCapability)
@@ -371,7 +380,15 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
                 PaymentEventInfo(
                     at: event.at.secondsSince1970, from: event.fromState?.rawValue, to: event.toState.rawValue,
                     cause: event.cause.rawValue, detail: event.detail)
-            })
+            },
+            receiptRefused: view.record.receipt == nil ? Self.receiptRefusal(in: detail.events) : nil)
+    }
+
+    /// Why a payee's receipt was refused, from the event that recorded it (`PaymentEngine.receiveSettle`); nil when
+    /// none was.
+    static func receiptRefusal(in events: [PaymentEventRecord]) -> String? {
+        let prefix = PaymentEngine.receiptRefusedPrefix
+        return events.last { $0.detail?.hasPrefix(prefix) == true }?.detail.map { String($0.dropFirst(prefix.count)) }
     }
 
     private func history(_ params: ListParams) async throws -> PaymentList {

@@ -7,6 +7,10 @@ import InterPayTransport
 struct TransportLink: PaymentLink {
     let sessions: SessionManager
 
+    var capabilities: [String] { sessions.capabilities }
+
+    var name: String { sessions.displayName }
+
     func session(with peer: PeerID) -> LinkSession? {
         sessions.session(with: peer).map(Self.linkSession)
     }

@@ -8,6 +8,9 @@ extension PaymentEngine {
     func receiveStep(
         _ message: PaymentMessage, from peer: PeerID, quote: Quote?, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
+        if let capability = Self.capabilityNeeded(by: message), !link.shares(capability, on: link.session(with: peer)) {
+            return try refuseUnannounced(message, capability: capability, from: peer)
+        }
         switch message {
         case .request(let request):
             return try receiveRequest(request, from: peer, ledger: ledger, now: now)
@@ -37,6 +40,35 @@ extension PaymentEngine {
         case .hello, .ping, .pong, .close, .pair:
             return StepOutcome()
         }
+    }
+
+    /// The `hello` capability a frame belongs to, if any (PROTOCOL.md §14): `paid` and `settle` to `receipts`,
+    /// `series` to `subscriptions`.
+    static func capabilityNeeded(by message: PaymentMessage) -> String? {
+        switch message {
+        case .paid, .settle: PaymentMessage.receiptsCapability
+        case .series: PaymentMessage.subscriptionsCapability
+        default: nil
+        }
+    }
+
+    /// A frame of a capability its session does not speak (the peer, or this side, did not announce it): answered
+    /// as a frame of an unknown type, `error` `unknown-type` with its `ref`, and nothing else happens (PROTOCOL.md
+    /// §14). Nothing is stored or remembered. Before this, a peer that announced nothing had its `paid` and `series`
+    /// frames processed: its offers were stored, and their approval could never be delivered.
+    func refuseUnannounced(_ message: PaymentMessage, capability: String, from peer: PeerID) throws -> StepOutcome {
+        logger.info(
+            "frame of a capability the session lacks refused",
+            metadata: [
+                "peer": "\(peer.shortDescription)", "type": "\(message.type.rawValue)", "capability": "\(capability)",
+            ])
+        return try answering(
+            .error(
+                .init(
+                    code: .unknownType,
+                    message: "'\(message.type.rawValue)' belongs to the capability '\(capability)', which this session "
+                        + "lacks", ref: message.messageID)),
+            to: peer)
     }
 
     /// An outcome that only answers `peer` (on its current session, if any) with `message`.
@@ -134,6 +166,18 @@ extension PaymentEngine {
         }
         var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
         var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
+        let linked =
+            payment.series != nil
+            && link.shares(PaymentMessage.subscriptionsCapability, on: link.session(with: peer))
+        if payment.series != nil, !linked {
+            // A `series` member on a session without `subscriptions` is a member this session does not know
+            // (PROTOCOL.md §14): ignored, so the request is an ordinary one that waits for the user.
+            logger.info(
+                "a request's series link ignored: the session lacks subscriptions",
+                metadata: ["payment": "\(payment.id.wireString)", "payee": "\(peer.shortDescription)"])
+            record.seriesID = nil
+            record.seriesIndex = nil
+        }
         var events = [
             PaymentEventRecord(
                 paymentID: payment.id, at: now, from: nil, to: .pending, cause: .received, messageID: frame.messageID)
@@ -161,7 +205,7 @@ extension PaymentEngine {
         }
         var automatic: String?
         var acceptedSeries: SeriesRecord?
-        if !refused, payment.series != nil {
+        if !refused, linked {
             // A period of a subscription series: accepted here without the user when the series is approved and
             // the amount within its cap (PROTOCOL.md §8.6); any other request naming a series waits for the user.
             let standing = try standingApproval(
@@ -278,7 +322,7 @@ extension PaymentEngine {
     /// a decision under new message IDs cannot grow the ledger.
     func receivePeerStep(
         _ event: PaymentLifecycle.Event, messageID: UUID, paymentID: UUID, from peer: PeerID, ledger: Ledger,
-        now: Timestamp, amend: (inout PaymentRecord, [PaymentEventRecord]) -> Void
+        now: Timestamp, amend: (inout PaymentRecord, inout [PaymentEventRecord]) -> Void
     ) throws -> StepOutcome {
         if let again = try duplicateAnswer(messageID, from: peer, ledger: ledger) { return again }
         guard var record = try ledger.payment(id: paymentID), record.peerID == peer else {
@@ -287,12 +331,13 @@ extension PaymentEngine {
         }
         var lifecycle = record.lifecycle
         let actions = lifecycle.handle(event, now: now)
-        let events = Self.transitionEvents(actions, paymentID: paymentID, now: now, cause: .peer, messageID: messageID)
-        var change = LedgerChange(events: events)
+        var events = Self.transitionEvents(
+            actions, paymentID: paymentID, now: now, cause: .peer, messageID: messageID)
         var outcome = StepOutcome()
         let before = record
         record.update(from: lifecycle, now: now)
-        amend(&record, events)
+        amend(&record, &events)
+        var change = LedgerChange(events: events)
         if !events.isEmpty || lifecycle != before.lifecycle || record.receipt != before.receipt {
             change.payment = record
             outcome.events = [.paymentUpdated(record)]

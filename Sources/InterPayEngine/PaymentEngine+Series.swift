@@ -51,10 +51,10 @@ extension PaymentEngine {
                 outcome.refusal = .peerUnreachable(payer.shortDescription)
                 return outcome
             }
-            guard session.supportsSubscriptions else {
-                outcome.refusal = .notPermitted(
-                    "\(session.name) does not support subscriptions (no '\(PaymentMessage.subscriptionsCapability)'"
-                        + " capability): nothing was offered")
+            if let missing = missingCapability(
+                PaymentMessage.subscriptionsCapability, with: session.peerID, for: "subscriptions")
+            {
+                outcome.refusal = .notPermitted("\(missing): nothing was offered")
                 return outcome
             }
             var record = SeriesRecord(id: seriesID, offer: offer, role: .payee, state: .offered, now: now)
@@ -133,6 +133,16 @@ extension PaymentEngine {
                 "a reason is at most \(Limits.maxReasonLength) characters, without control characters")
             return outcome
         }
+        if action != .end,
+            let missing = missingCapability(
+                PaymentMessage.subscriptionsCapability, with: record.peerID, for: "subscriptions")
+        {
+            // The answer could never be delivered (PROTOCOL.md §7.11): refused here rather than kept and reported
+            // done. Ending stays possible: it stops this side's automatic acceptance whether or not the peer hears.
+            outcome.refusal = .notPermitted(
+                "\(missing): the \(action.rawValue) could never be delivered; nothing changed")
+            return outcome
+        }
         let next: SeriesState
         do {
             next = try SeriesMachine.apply(event, to: record.state, amount: amount)
@@ -163,7 +173,7 @@ extension PaymentEngine {
         var change = LedgerChange()
         change.series = record
         try ledger.apply(change)
-        if let session = plan.session, session.supportsSubscriptions {
+        if let session = plan.session, link.shares(PaymentMessage.subscriptionsCapability, on: session) {
             outcome.add(plan.transmission(then: [], answer: nil))
             // The flush already holds this series' new frame when it was the first send on the session.
             if !plan.seriesFlush.contains(frame) {

@@ -44,8 +44,9 @@ extension PaymentEngine {
     }
 
     /// The payee confirms the money arrived: the payment becomes `settled`, a receipt signed with this node's key
-    /// is stored with it, and the `settle` frame carrying the receipt goes to the payer (unless the payer's current
-    /// session lacks the `receipts` capability: then the settlement is recorded here only).
+    /// is stored with it, and the `settle` frame carrying the receipt goes to the payer. Refused, changing nothing,
+    /// when the payer's current session (or this side) lacks the `receipts` capability: the payer could never be
+    /// told (PROTOCOL.md §8.5). Without a session the frame waits in the outbox.
     public func settle(paymentID: UUID, now: Timestamp = .now) async throws(EngineError) -> PaymentRecord {
         let messageID = UUID.timeOrdered()
         let outcome = try await perform(concerning: nil) { [self] ledger in
@@ -63,10 +64,11 @@ extension PaymentEngine {
             outcome.refusal = .notFound("payment \(paymentID.wireString)")
             return outcome
         }
-        if record.role == .payer, let session = link.session(with: record.peerID), !session.supportsReceipts {
+        if record.role == .payer,
+            let missing = missingCapability(PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
+        {
             outcome.refusal = .notPermitted(
-                "\(session.name) does not support settlement (no '\(PaymentMessage.receiptsCapability)' capability): "
-                    + "it cannot record the payment; no receipt is available")
+                "\(missing): the payee cannot record the payment; nothing was marked paid and no receipt will come")
             outcome.record = record
             return outcome
         }
@@ -99,13 +101,24 @@ extension PaymentEngine {
             outcome.refusal = .notFound("payment \(paymentID.wireString)")
             return outcome
         }
+        if record.role == .payee,
+            let missing = missingCapability(PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
+        {
+            // The states `paid` and `settled` exist only between peers that both announce `receipts` (PROTOCOL.md
+            // §14): settled here alone, the payer could never be told, nor get its receipt.
+            outcome.refusal = .notPermitted(
+                "\(missing): the payer cannot be told or given a receipt; nothing was settled (the payment stays "
+                    + "\(record.state.rawValue))")
+            outcome.record = record
+            return outcome
+        }
         // The receipt is made before the lifecycle runs (the frame carries it); it is dropped if the step refuses.
         var receipt: SignedReceipt?
         if record.role == .payee, record.state == .accepted || record.state == .paid, let receiptIssuer {
             receipt = try makeReceipt(for: record, issuer: receiptIssuer, ledger: ledger, now: now)
         }
         var lifecycle = record.lifecycle
-        var actions = lifecycle.handle(.localSettle(messageID: messageID, receipt: receipt?.text), now: now)
+        let actions = lifecycle.handle(.localSettle(messageID: messageID, receipt: receipt?.text), now: now)
         var change = LedgerChange()
         change.events = Self.transitionEvents(
             actions, paymentID: paymentID, now: now, cause: .local, messageID: messageID)
@@ -114,13 +127,6 @@ extension PaymentEngine {
             if record.receipt == nil { record.receipt = receipt?.text }
             change.payment = record
             outcome.events.append(.paymentUpdated(record))
-        }
-        if let session = link.session(with: record.peerID), !session.supportsReceipts {
-            // A peer without the capability cannot read `settle`: the settlement is recorded on this side only.
-            actions.removeAll { if case .send = $0 { true } else { false } }
-            logger.notice(
-                "settled without telling the payer: its daemon does not support receipts",
-                metadata: ["payment": "\(paymentID.wireString)", "payer": "\(session.name)"])
         }
         try commitSends(actions, record: record, change: &change, outcome: &outcome, ledger: ledger, now: now)
         outcome.record = record
@@ -144,11 +150,28 @@ extension PaymentEngine {
         }
         let terms = Receipt(
             paymentID: record.id, payeeID: me, payeeName: issuer.name, payerID: record.payerID,
-            payerName: try ledger.peerName(record.payerID) ?? record.payerID.shortDescription,
+            // The name the payer announces (PROTOCOL.md §17.1), which its daemon checks against its own; not the
+            // name it is shown under here (pinned at pairing, or renamed), which the payer cannot know.
+            payerName: try link.session(with: record.payerID)?.name ?? ledger.announcedName(record.payerID)
+                ?? record.payerID.shortDescription,
             amount: try record.amount, memo: record.memo, category: record.category,
             acceptedAt: record.acceptedAt ?? record.updatedAt, settledAt: now, method: record.paidMethod,
             reference: record.paidReference, quote: quote, payeeKey: issuer.signer.publicKeyDER)
         return try SignedReceipt.sign(terms, with: issuer.signer)
+    }
+
+    /// Why the frames of `capability` cannot be spoken with `peer` now, naming `what` they are for, or nil: this
+    /// side does not announce it, or the peer's current session did not. Without a session nothing is known yet, and
+    /// the frame waits in the outbox (a session without the capability then drops it, `planSend`).
+    func missingCapability(_ capability: String, with peer: PeerID, for what: String) -> String? {
+        if !link.capabilities.contains(capability) {
+            return "this daemon does not support \(what) (it does not announce the '\(capability)' capability)"
+        }
+        if let session = link.session(with: peer), !session.capabilities.contains(capability) {
+            return "\(session.name) (\(peer.shortDescription)) does not support \(what) (no '\(capability)' "
+                + "capability)"
+        }
+        return nil
     }
 
     /// Plans the sends among `actions`, adds their outbox rows to `change`, commits it, and queues the frames.
@@ -194,9 +217,13 @@ extension PaymentEngine {
         }
     }
 
-    /// The payer's step for the payee's `settle` frame: the receipt is kept if it verifies and is about this
-    /// payment between these two peers, with its amount, memo and category; a settlement without a valid receipt is
-    /// still the payee's word.
+    /// The prefix of the event detail that records why a payee's receipt was refused (`show` and `receipt` say so).
+    public static let receiptRefusedPrefix = "receipt refused: "
+
+    /// The payer's step for the payee's `settle` frame: the receipt is kept if it verifies and states this payment as
+    /// this side holds it (`Receipt.mismatch(with:)`: the peers, the terms, this side's name, the method and reference
+    /// of its own `paid`, times within the payment's life on this clock); a settlement without a valid receipt is
+    /// still the payee's word, and a refused receipt is recorded with the reason in the settlement's event.
     func receiveSettle(
         _ frame: PaymentMessage.Settle, from peer: PeerID, ledger: Ledger, now: Timestamp
     ) throws
@@ -205,26 +232,33 @@ extension PaymentEngine {
         try receivePeerStep(
             .peerSettle(messageID: frame.messageID), messageID: frame.messageID, paymentID: frame.paymentID,
             from: peer, ledger: ledger, now: now
-        ) { [self] record, _ in
+        ) { [self] record, events in
             guard record.state == .settled, record.receipt == nil, let text = frame.receipt else { return }
+            let refusal: String
             do {
                 let signed = try SignedReceipt(verifying: text)
-                let terms = signed.receipt
-                guard terms.paymentID == record.id, terms.payeeID == peer, terms.payerID == me,
-                    terms.amount.minorUnits == record.amountMinor, terms.amount.currency.code == record.currency,
-                    terms.memo == record.memo, terms.category == record.category
-                else {
-                    logger.notice(
-                        "receipt refused: it is not about this payment",
-                        metadata: ["payment": "\(record.id.wireString)", "peer": "\(peer.shortDescription)"])
+                let expected = ReceiptExpectation(
+                    paymentID: record.id, payeeID: peer, payerID: me, payerName: link.name, amount: try record.amount,
+                    memo: record.memo, category: record.category, method: record.paidMethod,
+                    reference: record.paidReference, acceptedAt: record.acceptedAt ?? record.createdAt, now: now)
+                guard let mismatch = signed.receipt.mismatch(with: expected) else {
+                    record.receipt = signed.text
                     return
                 }
-                record.receipt = signed.text
+                refusal = mismatch
             } catch {
-                logger.notice(
-                    "receipt refused: \(error)",
-                    metadata: ["payment": "\(record.id.wireString)", "peer": "\(peer.shortDescription)"])
+                refusal = "\(error)"
             }
+            logger.notice(
+                "receipt refused: \(refusal)",
+                metadata: ["payment": "\(record.id.wireString)", "peer": "\(peer.shortDescription)"])
+            // Recorded only with a frame that changed the payment (its settlement): a settle of a payment settled
+            // already changes nothing, and is not stored however often it comes (PROTOCOL.md §9.2).
+            guard !events.isEmpty else { return }
+            events.append(
+                PaymentEventRecord(
+                    paymentID: record.id, at: now, from: .settled, to: .settled, cause: .peer,
+                    messageID: frame.messageID, detail: Self.receiptRefusedPrefix + refusal))
         }
     }
 }

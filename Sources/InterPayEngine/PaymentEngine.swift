@@ -389,7 +389,7 @@ public final class PaymentEngine: Sendable {
         }
         guard first else { return SendPlan(session: session) }
         var pending = try ledger.outbox(peerID: peer)
-        if !session.supportsReceipts {
+        if !link.shares(PaymentMessage.receiptsCapability, on: session) {
             // Settlement frames queued while the peer was away, for a peer that turns out not to speak them: it
             // could never acknowledge them, so they leave the outbox (the settlement stays recorded on this side).
             let unreadable = Set(
@@ -413,7 +413,8 @@ public final class PaymentEngine: Sendable {
         }
         // Series frames wait in their series' row, one per series; a peer without the capability never gets one.
         let seriesFrames =
-            session.supportsSubscriptions ? try ledger.seriesOutbox(peerID: peer).compactMap { $0.outFrame } : []
+            link.shares(PaymentMessage.subscriptionsCapability, on: session)
+            ? try ledger.seriesOutbox(peerID: peer).compactMap { $0.outFrame } : []
         return SendPlan(session: session, flush: pending, seriesFlush: seriesFrames.map { Array($0) })
     }
 

@@ -29,12 +29,28 @@ public struct LinkSession: Sendable, Hashable {
     public var supportsSubscriptions: Bool { capabilities.contains(PaymentMessage.subscriptionsCapability) }
 }
 
+extension PaymentLink {
+    /// Whether `capability` is spoken on `session`: announced by the peer in its `hello` and by this end in its own
+    /// (PROTOCOL.md §14). Without a session, nothing is.
+    public func shares(_ capability: String, on session: LinkSession?) -> Bool {
+        guard let session else { return false }
+        return session.capabilities.contains(capability) && capabilities.contains(capability)
+    }
+}
+
 /// What the engine needs of the sessions: which peer has one now, and a way to hand it frames. The daemon plugs its
 /// TLS session manager in; tests and benchmarks use `MemoryLink`.
 ///
 /// Both calls are synchronous and must not block: the engine makes them between a ledger commit and the next, in
 /// commit order, so that frames to a peer leave in the order their commits happened.
 public protocol PaymentLink: Sendable {
+    /// The capabilities this end announces in its `hello`: a frame of a capability is spoken on a session only when
+    /// both ends announce it (PROTOCOL.md §14).
+    var capabilities: [String] { get }
+
+    /// The display name this end announces in its `hello` (a payer's receipts must name it, PROTOCOL.md §17.4).
+    var name: String { get }
+
     /// The session with `peer` now, if any.
     func session(with peer: PeerID) -> LinkSession?
 

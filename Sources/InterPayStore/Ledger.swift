@@ -86,6 +86,11 @@ public struct Ledger {
             arguments: [peerID.description]) ?? false
     }
 
+    /// The name `peerID` last announced in its `hello` (whatever name it is shown under here).
+    public func announcedName(_ peerID: PeerID) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT name FROM peer WHERE peerID = ?", arguments: [peerID.description])
+    }
+
     /// The name this side knows `peerID` by: the name pinned when pairing, else the name it last announced.
     public func peerName(_ peerID: PeerID) throws -> String? {
         try String.fetchOne(

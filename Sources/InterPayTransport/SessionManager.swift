@@ -38,6 +38,12 @@ public actor SessionManager {
     /// The protocol versions this side speaks (advertised in TXT `v`, negotiated in `hello`).
     public nonisolated var versions: ClosedRange<Int> { configuration.versions }
 
+    /// The capabilities this side announces in its `hello`.
+    public nonisolated var capabilities: [String] { configuration.capabilities }
+
+    /// The display name this side announces in its `hello`.
+    public nonisolated var displayName: String { configuration.displayName }
+
     private nonisolated let configuration: TransportConfiguration
     private nonisolated let logger: Logger
     private nonisolated let serverConfiguration: TLSConfiguration

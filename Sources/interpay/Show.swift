@@ -44,7 +44,15 @@ struct Show: AsyncParsableCommand {
             if let method = payment.method?.printable { table.add("method", method) }
             if let reference = payment.reference?.printable { table.add("reference", reference) }
             if payment.state == "settled" {
-                table.add("receipt", payment.receipt ? "yes ('interpay receipt')" : "none")
+                let receipt =
+                    if payment.receipt {
+                        "yes ('interpay receipt')"
+                    } else if let refused = detail.receiptRefused {
+                        "refused: \(refused.printable)"
+                    } else {
+                        "none"
+                    }
+                table.add("receipt", receipt)
             }
             table.print()
             print("")

@@ -46,6 +46,63 @@ struct ReceiptTests {
         #expect(!bareSigned.text.contains("quote") && !bareSigned.text.contains("method"))
     }
 
+    @Test("a payer's checks of a receipt's terms: its payment, its name, its paid's method and reference, its times")
+    func termsAgainstThePayment() throws {
+        let signer = ReceiptSigner()
+        let receipt = try Self.receipt(signer: signer)
+        let accepted = receipt.acceptedAt
+        let expected = ReceiptExpectation(
+            paymentID: receipt.paymentID, payeeID: receipt.payeeID, payerID: receipt.payerID, payerName: "bob",
+            amount: receipt.amount, memo: receipt.memo, category: receipt.category, method: .transfer,
+            reference: "SPEI 0042", acceptedAt: accepted, now: receipt.settledAt)
+        #expect(receipt.mismatch(with: expected) == nil)
+        // Neither method nor reference: the payee settled before the payer's paid reached it.
+        var early = receipt
+        early.method = nil
+        early.reference = nil
+        #expect(early.mismatch(with: expected) == nil)
+        // Clocks apart by up to the protocol's skew either way.
+        var skewed = receipt
+        skewed.acceptedAt = accepted.adding(seconds: -Limits.maxClockSkew)
+        skewed.settledAt = receipt.settledAt.adding(seconds: Limits.maxClockSkew)
+        #expect(skewed.mismatch(with: expected) == nil)
+
+        let bends: [(String, (inout Receipt) -> Void)] = [
+            ("payment", { $0.paymentID = Fixtures.fixedUUID(8) }),
+            ("payer", { $0.payerID = PeerID(subjectPublicKeyInfoDER: Array("other".utf8)) }),
+            ("amount", { $0.amount = Money(minorUnits: 1, currency: $0.amount.currency) }),
+            ("memo", { $0.memo = "other" }),
+            ("category", { $0.category = nil }),
+            ("payer name", { $0.payerName = "carol" }),
+            ("method", { $0.method = .cash }),
+            ("reference", { $0.reference = "SPEI 9999" }),
+            ("reference dropped", { $0.reference = nil }),
+            (
+                "accepted after settled (settled 2019, accepted 2030)",
+                {
+                    $0.acceptedAt = Timestamp(secondsSince1970: 1_893_456_000)
+                    $0.settledAt = Timestamp(secondsSince1970: 1_546_300_800)
+                }
+            ),
+            (
+                "accepted before the payer accepted",
+                { $0.acceptedAt = accepted.adding(seconds: -Limits.maxClockSkew - 1) }
+            ),
+            ("settled after it arrived", { $0.settledAt = $0.settledAt.adding(seconds: Limits.maxClockSkew + 1) }),
+        ]
+        for (what, bend) in bends {
+            var bent = receipt
+            bend(&bent)
+            #expect(bent.mismatch(with: expected) != nil, "\(what)")
+        }
+        // A payer that sent no paid keeps no receipt claiming one.
+        var unpaid = expected
+        unpaid.method = nil
+        unpaid.reference = nil
+        #expect(receipt.mismatch(with: unpaid) != nil)
+        #expect(early.mismatch(with: unpaid) == nil)
+    }
+
     @Test("a receipt with any byte changed fails to verify")
     func everyByteMatters() throws {
         let signer = ReceiptSigner()

@@ -100,14 +100,17 @@ struct GoldenJSONTests {
             payment: info,
             events: [PaymentEventInfo(at: 1, from: nil, to: "pending", cause: "local-command", detail: nil)])
         let show = try members(ControlAPI.show, detail)
-        #expect(Set(show.keys) == Set(try #require(JSONValue(encoding: info).objectValue).keys).union(["events"]))
+        #expect(
+            Set(show.keys)
+                == Set(try #require(JSONValue(encoding: info).objectValue).keys).union(["events", "receiptRefused"]))
         #expect(
             try wire(ControlAPI.show, detail).hasSuffix(
                 #""events":[{"at":1,"cause":"local-command","detail":null,"from":null,"to":"pending"}],"#
                     + #""expiresAt":1700000900,"id":"00000000-0000-4000-8000-000000000001","memo":"tacos","#
                     + #""method":null,"minorUnits":1250,"paidAt":null,"peer":{"announcedName":null,"#
                     + #""id":"\#(info.peer.id)","name":null,"shortID":"\#(info.peer.shortID)","trust":"unverified"},"#
-                    + #""quote":null,"reason":null,"reasonCode":null,"receipt":false,"reference":null,"series":null,"#
+                    + #""quote":null,"reason":null,"reasonCode":null,"receipt":false,"receiptRefused":null,"#
+                    + #""reference":null,"series":null,"#
                     + #""settledAt":null,"shortID":"00000001","state":"pending","updatedAt":1700000000}"#))
     }
 

@@ -35,7 +35,7 @@ struct ReceiptSessionTests {
         await bob.stop()
     }
 
-    @Test("a payer announcing no receipts capability completes request → accept; the payee settles on its side only")
+    @Test("a payer announcing no receipts capability completes request → accept; the payee's received is refused")
     func peerWithoutTheCapability() async throws {
         let alice = try await EngineHarness(name: "alice", capabilities: Self.withReceipts)
         let bob = try await EngineHarness(name: "bob")
@@ -46,8 +46,14 @@ struct ReceiptSessionTests {
             expiresIn: 600, wait: .seconds(10))
         let accepted = try await bob.engine.decide(.accept, paymentID: record.id, wait: .seconds(10))
         #expect(accepted.state == .accepted && accepted.confirmed)
-        let settled = try await alice.engine.settle(paymentID: record.id)
-        #expect(settled.state == .settled && settled.receipt != nil)
+        // Settled on alice's side alone, bob could never be told nor get the receipt (T-CAPS): refused.
+        do {
+            _ = try await alice.engine.settle(paymentID: record.id)
+            Issue.record("settled towards a payer without receipts")
+        } catch {
+            #expect(String(describing: error).contains("does not support settlement"))
+        }
+        #expect(try await alice.database.payment(id: record.id)?.state == .accepted)
         #expect(try await alice.database.outbox(peerID: bob.id).isEmpty)
         #expect(try await bob.database.payment(id: record.id)?.state == .accepted)
         await alice.stop()

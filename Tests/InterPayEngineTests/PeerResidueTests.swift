@@ -115,7 +115,10 @@ struct PeerResidueTests {
 
     @Test("accept_from = paired: requests of a peer not paired naming one series period are each refused, none fails")
     func refusedRequestsDropTheirSeriesLink() async throws {
-        let bob = try MemoryNode("bob", acceptFrom: .paired)
+        // Both capabilities, so that the link is dropped by the refusal, not for a session without subscriptions.
+        let bob = try MemoryNode(
+            "bob", capabilities: [PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability],
+            acceptFrom: .paired)
         var peer = try RawPeer("mallory", to: bob)
         let link = SeriesLink(seriesID: UUID(), index: 0)
         for attempt in 0..<3 {

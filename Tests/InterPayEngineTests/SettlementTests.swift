@@ -99,14 +99,15 @@ struct SettlementTests {
         await bob.stop()
     }
 
-    @Test("a payer without the receipts capability completes request → accept; settlement stays on the payee's side")
+    @Test("a payer without the receipts capability completes request → accept; received towards it is refused")
     func peerWithoutReceipts() async throws {
         let alice = try MemoryNode("alice", signer: ReceiptSigner())
         let bob = try MemoryNode("bob", capabilities: [])
         let id = try await Self.accepted(alice, bob)
-        // Alice's side refuses nothing: she records the settlement and keeps her receipt, but sends no frame.
-        let settled = try await alice.engine.settle(paymentID: id)
-        #expect(settled.state == .settled && settled.receipt != nil)
+        // Settled here alone, the payer could never be told nor get its receipt (T-CAPS): refused, nothing changes.
+        await #expect(throws: EngineError.self) { try await alice.engine.settle(paymentID: id) }
+        let kept = try #require(try await alice.database.payment(id: id))
+        #expect(kept.state == .accepted && kept.receipt == nil)
         #expect(try await alice.database.outbox(peerID: bob.id).isEmpty)
         #expect(try await bob.database.payment(id: id)?.state == .accepted)
         await alice.stop()
@@ -141,6 +142,71 @@ struct SettlementTests {
             try await bob.engine.markPaid(paymentID: id, method: .cash, reference: nil)
         }
         #expect(try await bob.database.payment(id: id)?.state == .accepted)
+        await alice.stop()
+        await bob.stop()
+    }
+
+    /// How a payee's receipt departs from the payment as the payer holds it (T-RECEIPT-TERMS).
+    enum Bend: String, CaseIterable, Sendable {
+        case none, acceptedAfterSettled, settledLater, acceptedEarlier, foreignMethod, foreignReference, noReference
+        case foreignPayerName
+
+        /// The refusal's words, nil when the receipt is kept.
+        var refusal: String? {
+            switch self {
+            case .none: nil
+            case .acceptedAfterSettled: "accepted after it was settled"
+            case .settledLater: "settled after it arrived"
+            case .acceptedEarlier: "accepted before this side accepted"
+            case .foreignMethod, .foreignReference, .noReference: "method or reference"
+            case .foreignPayerName: "names the payer"
+            }
+        }
+
+        func apply(to terms: inout Receipt, now: Timestamp) {
+            switch self {
+            case .none: break
+            case .acceptedAfterSettled:  // the review's receipt: settled 2019, accepted 2030
+                terms.acceptedAt = Timestamp(secondsSince1970: 1_893_456_000)
+                terms.settledAt = Timestamp(secondsSince1970: 1_546_300_800)
+            case .settledLater: terms.settledAt = now.adding(seconds: Limits.maxClockSkew + 60)
+            case .acceptedEarlier: terms.acceptedAt = now.adding(seconds: -(Limits.maxClockSkew + 600))
+            case .foreignMethod: terms.method = .cash
+            case .foreignReference: terms.reference = "SPEI 9999"
+            case .noReference: terms.reference = nil
+            case .foreignPayerName: terms.payerName = "carol"
+            }
+        }
+    }
+
+    /// The payer keeps a receipt only with its own paid's method and reference, its own name, and times within the
+    /// payment's life; a refusal is recorded with its reason.
+    @Test("a receipt is kept only with the payer's own terms; a refusal is recorded", arguments: Bend.allCases)
+    func receiptTerms(_ bend: Bend) async throws {
+        let signer = ReceiptSigner()
+        let (alice, bob) = (try MemoryNode("alice", signer: signer), try MemoryNode("bob"))
+        let id = try await Self.accepted(alice, bob)
+        _ = try await bob.engine.markPaid(paymentID: id, method: .transfer, reference: "SPEI 0042", wait: .seconds(10))
+        let now = Timestamp.now
+        var terms = Receipt(
+            paymentID: id, payeeID: alice.id, payeeName: "alice", payerID: bob.id, payerName: "bob",
+            amount: try pesos(), memo: "tacos", category: "food", acceptedAt: now, settledAt: now, method: .transfer,
+            reference: "SPEI 0042", quote: nil, payeeKey: signer.publicKeyDER)
+        bend.apply(to: &terms, now: now)
+        let signed = try SignedReceipt.sign(terms, with: signer)
+        await bob.engine.receive(
+            .settle(.init(messageID: UUID(), paymentID: id, receipt: signed.text)), from: alice.id)
+        await eventually("the payer is settled") { (try? await bob.database.payment(id: id))?.state == .settled }
+        let stored = try #require(try await bob.database.payment(id: id))
+        let recorded = try await bob.database.events(paymentID: id).compactMap(\.detail).filter {
+            $0.hasPrefix(PaymentEngine.receiptRefusedPrefix)
+        }
+        if let refusal = bend.refusal {
+            #expect(stored.receipt == nil, "kept a receipt with \(bend)")
+            #expect(recorded.count == 1 && recorded.allSatisfy { $0.contains(refusal) }, "\(recorded)")
+        } else {
+            #expect(stored.receipt == signed.text && recorded.isEmpty, "\(recorded)")
+        }
         await alice.stop()
         await bob.stop()
     }

@@ -220,6 +220,10 @@ def valid_vectors():
         "hello offering versions 1 through 3 with one capability string, a non-ASCII display name and an "
         "empty agent string. Against a v1-only peer the negotiated version is 1.",
         hello(maxVersion=3, name="Café Ölé ☕", capabilities=["x-example-capability"], agent=""))
+    add("hello-name-capitals-and-words",
+        "hello whose display name holds 4 capitals of the ID alphabet followed by a word: only a name that is written "
+        "like an ID as a whole is refused (§7.2), so 'DAVE phone' is a name.",
+        hello(name="DAVE phone"))
     add("hello-max-name",
         "hello whose display name has the maximum 63 code points (Ñ is one code point, 2 UTF-8 bytes) and "
         "whose agent has the maximum 64 code points.",
@@ -377,6 +381,10 @@ def valid_vectors():
                          "receipt": sign_receipt(receipt_terms(receipt_key()), receipt_key())})
     add("settle-without-receipt", "Payee -> payer: settled, no receipt (the payee could not make one).",
         {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY})
+    add("settle-receipt-empty", "Payee -> payer: settled, with an empty receipt: a valid frame (a receipt has no "
+        "minimum length, only at most 8192 UTF-8 bytes); the receipt does not verify, so the payer keeps none and "
+        "the payment is settled on the payee's word (§7.10).",
+        {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY, "receipt": ""})
     add("ack-paid", "Payee's ack of a paid frame: the payment is paid on its side.", ack(MSG_PAID, "paid"))
     add("ack-settle", "Payer's ack of a settle frame.", ack(MSG_SETTLE, "settled"))
     add("ack-paid-already-settled", "Payee's ack of a paid frame that crossed its settle: settled.",
@@ -642,6 +650,13 @@ def invalid_vectors():
     addj("hello-name-lookalike-cyrillic", "Display name of a short ID with a Cyrillic capital Ie (U+0415) for E "
          "(§7.2).", hello(name="HSB\u0415JBT"), "invalid-field", schemaDetectable=False,
          semanticCheck="name-lookalike")
+    addj("hello-name-peer-id-lowercase", "Display name that is a whole peer ID in small letters without its "
+         "separators: a whole ID is refused in any case, however it is written (§7.2, §4.3 lenient form); the check "
+         "characters make it a check in code.", hello(name=BOB.lower().replace("-", "")), "invalid-field",
+         schemaDetectable=False, semanticCheck="name-like-id")
+    addj("hello-name-peer-id-spaces", "Display name that is a whole peer ID in small letters with spaces for its "
+         "separators (§7.2, §4.3 lenient form).", hello(name=BOB.lower().replace("-", " ")), "invalid-field",
+         schemaDetectable=False, semanticCheck="name-like-id")
     addj("hello-agent-65", "agent of 65 code points.", hello(agent="a" * 65), "invalid-field")
     addj("hello-capabilities-not-array", "capabilities is a string instead of an array.",
          hello(capabilities="none"), "invalid-field")
@@ -708,6 +723,10 @@ def invalid_vectors():
     addj("settle-receipt-not-string", "settle whose receipt is an object, not its canonical text.",
          {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY, "receipt": {"amount": "1250"}},
          "invalid-field")
+    addj("settle-receipt-over-8192-bytes", "settle whose receipt has 4097 code points but 8194 UTF-8 bytes: the "
+         "limit is 8192 bytes (§7.10), which JSON Schema cannot count; a check in code.",
+         {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY, "receipt": "\u00e9" * 4097},
+         "invalid-field", schemaDetectable=False, semanticCheck="receipt-bytes")
     addj("ack-unknown-state", "ack with a state that does not exist.", ack(MSG_PAID, "refunded"), "invalid-field")
     # series
     addj("series-unknown-action", "series with an undefined action.", series("renew"), "invalid-field")
