@@ -161,7 +161,8 @@ struct GoldenJSONTests {
             Set(series.keys) == [
                 "id", "direction", "peer", "amount", "currency", "every", "count", "start", "timeZone",
                 "periodSeconds", "memo", "category", "state", "cap", "nextDue", "instances", "paid", "reason",
-                "endedBy", "delivered", "createdAt", "updatedAt",
+                "endedBy", "delivered", "createdAt", "updatedAt", "approvedPeriods", "approvedTotal", "autoAccepted",
+                "autoAcceptedTotal",
             ])
         #expect(Set(try #require(series["peer"]?.objectValue).keys) == ["id", "shortID", "name"])
         #expect(series["amount"] == "30.00" && series["cap"] == .null && series["count"] == 12)
