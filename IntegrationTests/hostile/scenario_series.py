@@ -168,12 +168,9 @@ def stretched(h):
     h.check(approved.returncode != 0, "and cannot be approved", approved.stdout[-300:])
     conn.close()
 
-    grace = h.daemon("grace", config="[limits]
-max_requests_per_minute = 10000
-"
-                                     "[subscriptions]
-accept_test_periods = true
-")
+    # Limits high enough that only the standing approval's rules decide (the earlier periods wait for the user).
+    grace = h.daemon("grace", config="[limits]\nmax_requests_per_minute = 10000\nmax_pending_per_peer = 10000\n"
+                                     "[subscriptions]\naccept_test_periods = true\n")
     mallory = h.identity("mallory-stretch-test")
     conn = h.connect(grace, mallory, name="gym", capabilities=SUBSCRIBER)
     series = offer(mallory["id"], grace.id, int(time.time()) - 300, period_seconds=1)

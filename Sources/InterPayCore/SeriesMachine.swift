@@ -133,12 +133,14 @@ public enum SeriesMachine {
     ///
     /// With `P` the period's length, `P′` the one before it and `s` the skew allowance of the shorter:
     /// - the period is due, allowing `s`: `due(index) ≤ now + s`;
-    /// - it is the latest period due, allowing `s`: `due(index + 1) > now − s`;
+    /// - it is the latest period due, allowing `s`: `due(index + 1) > now − s`, unless it is the series' last
+    ///   (`count − 1`);
     /// - it is later than the last period accepted so (`lastIndex`);
     /// - at least `P′ − P′/10` seconds passed since that acceptance (`lastAt`): never two periods within nine
     ///   tenths of a period of wall time, however short the periods or however far back the start.
     public static func timing(
-        index: Int, now: Timestamp, calendar: SubscriptionCalendar, lastIndex: Int?, lastAt: Timestamp?
+        index: Int, now: Timestamp, calendar: SubscriptionCalendar, count: Int? = nil, lastIndex: Int?,
+        lastAt: Timestamp?
     ) -> SeriesHoldReason? {
         guard index >= 0 else { return .outsideSeries }
         let due = calendar.due(index)
@@ -147,7 +149,8 @@ public enum SeriesMachine {
         let previous = index > 0 ? max(0, due.secondsSince1970 - calendar.due(index - 1).secondsSince1970) : length
         let skew = skewAllowance(periodLength: min(length, previous))
         if due > now.adding(seconds: skew) { return .notDue }
-        if next <= now.adding(seconds: -skew) { return .notLatest }
+        let last = count.map { index + 1 >= $0 } ?? false
+        if !last, next <= now.adding(seconds: -skew) { return .notLatest }
         if let lastIndex, index <= lastIndex { return .notLatest }
         if let lastAt, now.secondsSince1970 - lastAt.secondsSince1970 < previous - previous / 10 { return .tooSoon }
         return nil

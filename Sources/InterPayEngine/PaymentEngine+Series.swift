@@ -500,7 +500,7 @@ extension PaymentEngine {
             amount: amount, index: index, state: series.state, cap: try series.cap, count: series.count)
         if decision == .acceptAutomatically,
             let why = SeriesMachine.timing(
-                index: index, now: now, calendar: series.calendar, lastIndex: series.lastIndex,
+                index: index, now: now, calendar: series.calendar, count: series.count, lastIndex: series.lastIndex,
                 lastAt: series.autoAcceptedAt)
         {
             // The payee asks for the latest period due, once (§8.6); the payer holds it to that, and to one period

@@ -313,7 +313,12 @@ struct SeriesMachineTests {
             SeriesMachine.timing(
                 index: 1, now: due, calendar: calendar, lastIndex: 0, lastAt: due.adding(seconds: -86_400))
                 == .tooSoon)
-        // A period once the next one is due (beyond the allowance) is not the latest.
+        // The last period of a series stays the latest; a period of an open-ended one does not once the next is due
+        // (beyond the allowance).
+        #expect(
+            SeriesMachine.timing(
+                index: 0, now: due.adding(seconds: 301), calendar: calendar, count: 1, lastIndex: nil, lastAt: nil)
+                == nil)
         #expect(
             SeriesMachine.timing(
                 index: 0, now: due.adding(seconds: 301), calendar: calendar, lastIndex: nil, lastAt: nil)
