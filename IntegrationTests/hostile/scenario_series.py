@@ -1,7 +1,9 @@
-"""A payee or payer of a subscription who bends it (SECURITY.md S-PAST, S-PERIOD-ID, S-NEVER): a start years back
-that had every period since accepted at once, the payment IDs of periods still to come taken first, and requests
-naming offers never approved that made those offers rows no pruning could remove. And a payee whose signed receipt
-carries terminal escapes in its rate (T-RECEIPT-TEXT)."""
+"""A payee or payer of a subscription who bends it (SECURITY.md S-PAST, S-PERIOD-ID, S-NEVER, S-STRETCH,
+S-IMPOSTOR): a start years back that had every period since accepted at once, the payment IDs of periods still to
+come taken first, requests naming offers never approved that made those offers rows no pruning could remove, a
+"monthly" offer of 1-second periods that billed 601 periods in 7.5 s on one approval, and an unpaired peer's offer
+approved like a contact's. And a payee whose signed receipt carries terminal escapes in its rate
+(T-RECEIPT-TEXT)."""
 
 import hashlib
 import json
@@ -14,7 +16,8 @@ import uuid
 import interpay_wire as wire
 
 DESCRIPTION = ("periods from a start years back, a payer taking its future periods' IDs, links to offers never "
-               "approved, receipts with terminal escapes and bidi overrides")
+               "approved, 1-second periods in a monthly offer, an unpaired peer's offer, receipts with terminal "
+               "escapes and bidi overrides")
 
 # PROTOCOL.md §8.6: a period's payment ID is the UUIDv5 of "<seriesID>/<index>" in this namespace.
 PERIOD_NAMESPACE = uuid.UUID("6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5")
@@ -33,11 +36,13 @@ def ledger_rows(h, daemon, sql, arguments=()):
         database.close()
 
 
-def offer(payee, payer, start, count=None):
+def offer(payee, payer, start, count=None, period_seconds=None):
     terms = {"payee": payee, "payer": payer, "amount": {"currency": "EUR", "minorUnits": 3000}, "period": "month",
              "start": start, "timeZone": "UTC", "memo": "gym"}
     if count is not None:
         terms["count"] = count
+    if period_seconds is not None:
+        terms["periodSeconds"] = period_seconds
     return {"type": "series", "action": "offer", "messageID": str(uuid.uuid4()), "seriesID": str(uuid.uuid4()),
             "offer": terms}
 
@@ -51,6 +56,8 @@ def run(h):
     past_start(h)
     future_period_ids(h)
     never_approved(h)
+    stretched(h)
+    impostor(h)
     receipt_rate(h)
 
 
@@ -64,7 +71,7 @@ def past_start(h):
     conn.send(series)
     acked = answer(conn, series)
     h.check(acked is not None and acked.get("action") == "ack", "the offer is acknowledged", wire.describe(acked))
-    approved = alice.interpay("approve", series["seriesID"])
+    approved = alice.interpay("approve", series["seriesID"], "--peer", mallory["id"])
     h.check(approved.returncode == 0, "alice approves the series", approved.stderr[-300:])
     sid = series["seriesID"]
     for index in range(14):
@@ -134,6 +141,89 @@ def never_approved(h):
     reply = answer(conn, late)
     h.check(reply is not None and reply.get("type") == "series" and reply.get("action") == "ack",
             "after 16 such offers ended, the next offer is still taken", wire.describe(reply))
+    conn.close()
+
+
+def accepted_periods(h, daemon, sid):
+    return ledger_rows(h, daemon, "SELECT count(*) FROM payment WHERE seriesID = ? AND state = 'accepted'",
+                       (sid,))[0][0]
+
+
+def stretched(h):
+    """S-STRETCH: a "monthly" offer carrying periodSeconds 1 with a start 300 s back, approved once with --max 30.00;
+    the payee then asked for periods 0 to 600, each within the cap, due and later than the last: 601 were accepted
+    without the user in 7.5 s (18,030 EUR on a 30 EUR cap), and the offer showed as "30.00 EUR every month".
+    A daemon that does not take test periods declines such an offer; one that does (its own configuration) accepts at
+    most one period per period of wall time."""
+    frank = h.daemon("frank")
+    mallory = h.identity("mallory-stretch")
+    conn = h.connect(frank, mallory, name="gym", capabilities=SUBSCRIBER)
+    series = offer(mallory["id"], frank.id, int(time.time()) - 300, period_seconds=1)
+    conn.send(series)
+    acked = answer(conn, series)
+    h.check(acked is not None and acked.get("action") == "ack" and acked.get("state") == "declined",
+            "an offer of 1-second periods is declined by a daemon that does not take test periods",
+            wire.describe(acked))
+    approved = frank.interpay("approve", series["seriesID"], "--max", "30.00", "--peer", mallory["id"])
+    h.check(approved.returncode != 0, "and cannot be approved", approved.stdout[-300:])
+    conn.close()
+
+    # Limits high enough that only the standing approval's rules decide (the earlier periods wait for the user).
+    grace = h.daemon("grace", config="[limits]\nmax_requests_per_minute = 10000\nmax_pending_per_peer = 10000\n"
+                                     "[subscriptions]\naccept_test_periods = true\n")
+    mallory = h.identity("mallory-stretch-test")
+    conn = h.connect(grace, mallory, name="gym", capabilities=SUBSCRIBER)
+    series = offer(mallory["id"], grace.id, int(time.time()) - 300, period_seconds=1)
+    sid = series["seriesID"]
+    conn.send(series)
+    acked = answer(conn, series)
+    h.check(acked is not None and acked.get("state") == "offered",
+            "a daemon configured to take test periods takes the offer", wire.describe(acked))
+    shown = grace.interpay("subscriptions").stdout
+    h.check("1 s (test period)" in shown and "month" not in shown,
+            "subscriptions shows the real period, not 'month'", shown[-400:])
+    began = time.monotonic()
+    approved = grace.interpay("approve", sid, "--max", "30.00", "--periods", "10000", "--peer", mallory["id"])
+    h.check(approved.returncode == 0, "grace approves it, for 10000 periods", approved.stderr[-300:])
+    for index in range(601):
+        frame = wire.request_frame(mallory["id"], grace.id, minor=3000, currency="EUR", memo="gym",
+                                   payment_id=period_id(sid, index), series={"seriesID": sid, "index": index})
+        conn.send(frame)
+        answer(conn, frame)
+    time.sleep(0.5)  # the automatic accepts follow the acks
+    elapsed = time.monotonic() - began
+    accepted = accepted_periods(h, "grace", sid)
+    # Times are whole seconds: one per second from the first, in every second touched.
+    h.check(1 <= accepted <= int(elapsed) + 2,
+            "601 requests of 1-second periods in %.1f s: %d accepted without the user (at most one per second)"
+            % (elapsed, accepted))
+    conn.close()
+
+
+def impostor(h):
+    """S-IMPOSTOR: an unpaired peer calling itself "bob" offers a subscription; `interpay approve` approved it as if it
+    were the paired bob's. It now needs the offering peer's ID (--peer), and says so."""
+    heidi = h.daemon("heidi")
+    mallory = h.identity("mallory-bob")
+    conn = h.connect(heidi, mallory, name="bob", capabilities=SUBSCRIBER)
+    series = offer(mallory["id"], heidi.id, int(time.time()))
+    sid = series["seriesID"]
+    conn.send(series)
+    answer(conn, series)
+    refused = heidi.interpay("approve", sid, "--max", "30.00")
+    state = ledger_rows(h, "heidi", "SELECT state FROM series WHERE id = ?", (sid,))
+    h.check(refused.returncode != 0 and state == [("offered",)],
+            "approving an unpaired peer's offer without --peer fails and leaves it offered (exit %d, %s)"
+            % (refused.returncode, state), refused.stdout[-300:])
+    h.check("--peer" in refused.stderr and mallory["id"][:7] in refused.stderr,
+            "the refusal names the peer's short ID and --peer", refused.stderr[-300:])
+    wrong = heidi.interpay("approve", sid, "--max", "30.00", "--peer", "bob")
+    h.check(wrong.returncode != 0, "--peer with a name is not an ID", wrong.stdout[-300:])
+    approved = heidi.interpay("approve", sid, "--max", "30.00", "--peer", mallory["id"][:7])
+    h.check(approved.returncode == 0, "approve --peer with its short ID approves it", approved.stderr[-300:])
+    decision = conn.next_frame(lambda f: f.get("type") == "series" and f.get("action") == "approve")
+    h.check(decision is not None and decision.get("seriesID") == sid, "the payee gets the approval only then",
+            wire.describe(decision))
     conn.close()
 
 

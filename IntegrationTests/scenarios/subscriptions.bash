@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Subscriptions end to end: two interpayd on two simulated LAN hosts (scripts/lan-sandbox), driven through the real
 # interpay CLI. The payee's daemon runs with fixed 4-second periods ([subscriptions] period_seconds, the documented
-# setting every build has), so that periods fall due within the test. Ends with "subscriptions: N passed, M failed".
+# setting every build has) and the payer's takes them ([subscriptions] accept_test_periods), so that periods fall due
+# within the test. The two are not paired: each approval names the payee's ID (--peer). Ends with
+# "subscriptions: N passed, M failed".
 # shellcheck source=../lib/harness.bash
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
 need_binaries daemon cli
@@ -13,6 +15,7 @@ on_teardown '"$sandbox" link 2 up'
 
 period=4
 daemon_config alice '[subscriptions]' "period_seconds = $period" 'time_zone = "Europe/Berlin"'
+daemon_config bob '[subscriptions]' 'accept_test_periods = true'
 
 series_field() { # NAME SERIES FIELD: a member of the series in NAME's 'subscriptions --json'.
     on "$1" subscriptions --json | python3 -c '
@@ -44,6 +47,7 @@ echo "== setup"
 start_daemon 1 alice
 start_daemon 2 bob
 sessions_between alice bob
+alice_id=$(on alice status --json | json_get shortID)
 
 echo "== offer, approval with a cap, the first period accepted automatically"
 on bob watch >"$work/watch.out" 2>&1 &
@@ -52,15 +56,21 @@ sleep 0.5
 a=$(on alice subscribe bob 5 EUR --every month --memo "gym" --category sport)
 if eventually 5 series_is bob "$a" offered; then pass "bob sees the offer"; else fail "offer on bob: $(series_field bob "$a" state)"; fi
 if on bob list | grep -q "^${a: -8}  in .*offered"; then pass "interpay list shows the offer under the payments"; else fail "list: $(on bob list)"; fi
-if eventually 5 grep -q "series offered  ${a: -8}.*5.00 EUR every month" "$work/watch.out"; then
-    pass "interpay watch shows the offer"
+if eventually 5 grep -q "series offered  ${a: -8}.*5.00 EUR every $period s (test period)" "$work/watch.out"; then
+    pass "interpay watch shows the offer with its real period"
 else
     fail "watch: $(cat "$work/watch.out")"
 fi
 kill "$watcher" 2>/dev/null || true
 wait "$watcher" 2>/dev/null || true
-out=$(on bob approve "${a:0:8}" --max 6)
-if [[ $out == *approved*"cap 6.00 EUR"* ]]; then pass "approve --max 6: $out"; else fail "approve: $out"; fi
+out=$(on bob approve "${a:0:8}" --max 6 2>&1) && status=0 || status=$?
+if [[ $status != 0 && $out == *"--peer $alice_id"* ]] && series_is bob "$a" offered; then
+    pass "an unpaired peer's offer is not approved without --peer: $out"
+else
+    fail "approve without --peer: $status $out"
+fi
+out=$(on bob approve "${a:0:8}" --max 6 --peer "$alice_id")
+if [[ $out == *approved*"every $period s (test period)"*"cap 6.00 EUR"*"12 periods"* ]]; then pass "approve --max 6: $out"; else fail "approve: $out"; fi
 if eventually 5 series_is alice "$a" approved; then pass "alice sees the approval"; else fail "approval on alice: $(series_field alice "$a" state)"; fi
 if eventually 5 periods_are bob "$a" "0:accepted"; then pass "period 0 accepted automatically on bob"; else fail "period 0 on bob: $(periods bob "$a")"; fi
 if eventually 5 periods_are alice "$a" "0:accepted"; then pass "and alice has it accepted"; else fail "period 0 on alice: $(periods alice "$a")"; fi
@@ -71,7 +81,7 @@ if on bob history | grep -q "gym"; then pass "the period is in bob's history lik
 echo "== a period above the cap waits for the user"
 b=$(on alice subscribe bob 10 EUR --every week --count 1 --memo "class")
 eventually 5 series_is bob "$b" offered || true
-on bob approve "$b" --max 8 >/dev/null
+on bob approve "$b" --max 8 --peer "$alice_id" >/dev/null
 if eventually 5 periods_are bob "$b" "0:pending"; then pass "period 0 of 10 EUR above the cap of 8 is pending on bob"; else fail "above cap: $(periods bob "$b")"; fi
 on bob accept "$(series_payments bob "$b" | sed -n 1p)" >/dev/null
 if eventually 5 periods_are alice "$b" "0:accepted"; then pass "the user accepts it by hand"; else fail "manual accept: $(periods alice "$b")"; fi
@@ -79,7 +89,7 @@ if eventually 5 periods_are alice "$b" "0:accepted"; then pass "the user accepts
 echo "== unsubscribe from each side"
 c=$(on alice subscribe bob 3 EUR --every week --memo "coffee")
 eventually 5 series_is bob "$c" offered || true
-on bob approve "$c" >/dev/null
+on bob approve "$c" --peer "$alice_id" >/dev/null
 eventually 5 periods_are bob "$c" "0:accepted" || true
 on bob unsubscribe "$a" >/dev/null
 on alice unsubscribe "$c" >/dev/null
@@ -99,7 +109,7 @@ if [[ $expect_refusal == *ended* || $expect_refusal == *cannot* ]]; then pass "a
 echo "== the payee's daemon off across due dates: only the latest missed period, once"
 d=$(on alice subscribe bob 2 EUR --every month --count 3 --memo "rent share")
 eventually 5 series_is bob "$d" offered || true
-on bob approve "$d" >/dev/null
+on bob approve "$d" --peer "$alice_id" >/dev/null
 eventually 5 periods_are bob "$d" "0:accepted" || true
 stop_daemon alice
 sleep $((2 * period + 1))
@@ -119,7 +129,7 @@ fi
 echo "== SIGKILL while a period's request is on its way: exactly one"
 e=$(on alice subscribe bob 1 EUR --every week --count 2 --memo "newspaper")
 eventually 5 series_is bob "$e" offered || true
-on bob approve "$e" >/dev/null
+on bob approve "$e" --peer "$alice_id" >/dev/null
 eventually 5 periods_are bob "$e" "0:accepted" || true
 "$sandbox" link 2 down >/dev/null
 if eventually $((period + 3)) periods_are alice "$e" "0:accepted 1:pending"; then

@@ -221,8 +221,9 @@ public struct OfferParams: Codable, Sendable, Equatable {
     }
 }
 
-/// `{series, max?, reason?}`: a series by ID or unique prefix of at least 4 characters, and what the method takes
-/// besides (`approve`: `max`; `decline` and `unsubscribe`: `reason`).
+/// `{series, max?, reason?, periods?, total?, peer?}`: a series by ID or unique prefix of at least 4 characters, and
+/// what the method takes besides (`approve`: `max`, `periods`, `total`, `peer`; `decline` and `unsubscribe`:
+/// `reason`).
 public struct SeriesParams: Codable, Sendable, Equatable {
     /// The series.
     public var series: String
@@ -230,11 +231,24 @@ public struct SeriesParams: Codable, Sendable, Equatable {
     public var max: String?
     /// Why (`decline`, `unsubscribe`).
     public var reason: String?
+    /// How many periods the approval accepts without asking (`approve`).
+    public var periods: Int64?
+    /// The total, a decimal string in the series' currency, the approval accepts without asking (`approve`).
+    public var total: String?
+    /// The offering peer's ID, full or its short form, which approves an offer from a peer that is not paired
+    /// (`approve`).
+    public var peer: String?
 
     /// Params.
-    public init(series: String, max: String? = nil, reason: String? = nil) {
+    public init(
+        series: String, max: String? = nil, reason: String? = nil, periods: Int64? = nil, total: String? = nil,
+        peer: String? = nil
+    ) {
         self.series = series
         self.max = max
         self.reason = reason
+        self.periods = periods
+        self.total = total
+        self.peer = peer
     }
 }

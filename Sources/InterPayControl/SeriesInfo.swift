@@ -36,7 +36,8 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
     public var amount: String
     /// The ISO 4217 currency code.
     public var currency: String
-    /// `week`, `month` or `year`.
+    /// `week`, `month` or `year`; `seconds` when the series has fixed-length test periods (`periodSeconds`), whatever
+    /// calendar period the offer named.
     public var every: String
     /// How many periods; null for no end.
     @Nullable public var count: Int64?
@@ -70,6 +71,14 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
     public var createdAt: Int64
     /// The last change.
     public var updatedAt: Int64
+    /// The payer: how many periods the approval accepts without asking, if it counts periods.
+    @Nullable public var approvedPeriods: Int64?
+    /// The payer: the total the approval accepts without asking, a decimal string, if it counts an amount.
+    @Nullable public var approvedTotal: String?
+    /// The payer: periods accepted without asking under the approval so far.
+    public var autoAccepted: Int64
+    /// The payer: their sum, a decimal string.
+    public var autoAcceptedTotal: String
 
     /// A series.
     public init(
@@ -77,7 +86,8 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
         count: Int64?,
         start: Int64, timeZone: String, periodSeconds: Int64?, memo: String, category: String?, state: String,
         cap: String?, nextDue: Int64?, instances: Int64, paid: Int64, reason: String?, endedBy: String?,
-        delivered: Bool, createdAt: Int64, updatedAt: Int64
+        delivered: Bool, createdAt: Int64, updatedAt: Int64, approvedPeriods: Int64? = nil,
+        approvedTotal: String? = nil, autoAccepted: Int64 = 0, autoAcceptedTotal: String = "0"
     ) {
         self.id = id
         self.shortID = shortID
@@ -102,6 +112,10 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
         self.delivered = delivered
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.approvedPeriods = approvedPeriods
+        self.approvedTotal = approvedTotal
+        self.autoAccepted = autoAccepted
+        self.autoAcceptedTotal = autoAcceptedTotal
     }
 }
 

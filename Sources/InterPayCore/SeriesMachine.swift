@@ -69,6 +69,13 @@ public enum SeriesHoldReason: String, Sendable, Hashable, Codable {
     /// requests only the latest period due, once (PROTOCOL.md §8.6), so an earlier one is never approved in advance
     /// (the payer's daemon checks this; `decide` does not).
     case notLatest = "not-latest"
+    /// Less than nine tenths of a period of wall time passed since the series' last period accepted without the
+    /// user: a standing approval yields at most one period per period of wall time, whatever the offer's calendar
+    /// (PROTOCOL.md §8.6; the payer's daemon checks this; `decide` does not).
+    case tooSoon = "too-soon"
+    /// The approval's total (a number of periods, or an amount) is used up: the user approves again or accepts each
+    /// request by hand (the payer's daemon checks this; `decide` does not).
+    case approvalUsed = "approval-used"
 }
 
 /// The pure state machine of a subscription series: transitions and the payer's standing-approval decision.
@@ -112,6 +119,41 @@ public enum SeriesMachine {
             return .askUser(.aboveCap)
         }
         return .acceptAutomatically
+    }
+
+    /// The clock skew a period's timing tolerates: the 300 s of PROTOCOL.md §10, but never more than a tenth of a
+    /// period of `length` seconds (nothing for periods under 10 s), so that the allowance can never cover a whole
+    /// period.
+    public static func skewAllowance(periodLength length: Int64) -> Int64 {
+        min(Limits.maxClockSkew, max(0, length / 10))
+    }
+
+    /// Whether, by time alone, period `index` of a series with `calendar` may be accepted without the user at `now`
+    /// (PROTOCOL.md §8.6): nil when it may, else why it waits.
+    ///
+    /// With `P` the period's length, `P′` the one before it and `s` the skew allowance of the shorter:
+    /// - the period is due, allowing `s`: `due(index) ≤ now + s`;
+    /// - it is the latest period due, allowing `s`: `due(index + 1) > now − s`, unless it is the series' last
+    ///   (`count − 1`);
+    /// - it is later than the last period accepted so (`lastIndex`);
+    /// - at least `P′ − P′/10` seconds passed since that acceptance (`lastAt`): never two periods within nine
+    ///   tenths of a period of wall time, however short the periods or however far back the start.
+    public static func timing(
+        index: Int, now: Timestamp, calendar: SubscriptionCalendar, count: Int? = nil, lastIndex: Int?,
+        lastAt: Timestamp?
+    ) -> SeriesHoldReason? {
+        guard index >= 0 else { return .outsideSeries }
+        let due = calendar.due(index)
+        let next = calendar.due(index + 1)
+        let length = max(0, next.secondsSince1970 - due.secondsSince1970)
+        let previous = index > 0 ? max(0, due.secondsSince1970 - calendar.due(index - 1).secondsSince1970) : length
+        let skew = skewAllowance(periodLength: min(length, previous))
+        if due > now.adding(seconds: skew) { return .notDue }
+        let last = count.map { index + 1 >= $0 } ?? false
+        if !last, next <= now.adding(seconds: -skew) { return .notLatest }
+        if let lastIndex, index <= lastIndex { return .notLatest }
+        if let lastAt, now.secondsSince1970 - lastAt.secondsSince1970 < previous - previous / 10 { return .tooSoon }
+        return nil
     }
 
     /// The period of series `seriesID`, from `first` and below `count`, whose payment ID is `id`, if any. Only a

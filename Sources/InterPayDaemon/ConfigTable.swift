@@ -160,5 +160,6 @@ extension ConfigKey {
             "subscriptions.period_seconds", 1...Int(Limits.maxRequestLifetime),
             default: .unset("calendar weeks, months and years", example: 60)
         ) { $0.subscriptionPeriodSeconds = Int64($1) },
+        .bool("subscriptions.accept_test_periods", default: .value(false)) { $0.acceptTestPeriods = $1 },
     ]
 }

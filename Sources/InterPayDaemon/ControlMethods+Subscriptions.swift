@@ -5,18 +5,58 @@ import InterPayEngine
 import InterPayStore
 
 extension ControlMethods {
-    /// `approve {series, max?}`: approves a series offered to us, within a cap (default: the offered amount).
+    /// `approve {series, max?, periods?, total?, peer?}`: approves a series offered to us (or renews an approval),
+    /// within a cap (default: the offered amount) and a total (default: 12 periods, or the series' count when
+    /// smaller). An offer from a peer that is not paired needs `peer`, that peer's ID (full, or its short form).
     func approve(_ params: SeriesParams) async throws -> SeriesInfo {
         let series = try await resolveSeries(params)
-        var cap: Money?
-        if let text = params.max {
+        let currency = try series.amount.currency
+        func money(_ text: String?, _ option: String) throws -> Money? {
+            guard let text else { return nil }
             do {
-                cap = try Money(parsing: text, currency: try series.amount.currency)
-            } catch let error as MoneyError {
-                throw RPCError.invalidParams("--max: \(error.description)")
+                return try Money(parsing: text, currency: currency)
+            } catch {
+                throw RPCError.invalidParams("\(option): \(error.description)")
             }
         }
-        return try await info(try await engine.command(.approve(cap: cap), seriesID: series.id))
+        let cap = try money(params.max, "--max")
+        let total = try money(params.total, "--total")
+        if let periods = params.periods, !(1...Int64(Limits.maxSeriesCount)).contains(periods) {
+            throw RPCError.invalidParams("--periods must be from 1 to \(Limits.maxSeriesCount)")
+        }
+        var named: PeerID?
+        if let text = params.peer {
+            guard Self.names(text, peer: series.peerID) else {
+                throw RPCError.invalidParams(
+                    "--peer \(SafeText.escaped(text)) is not the ID of the peer that offered this series"
+                        + " (\(series.peerID.shortDescription))")
+            }
+            named = series.peerID
+        }
+        return try await info(
+            try await engine.command(
+                .approve(cap: cap, periods: params.periods.map { Int($0) }, total: total, peer: named),
+                seriesID: series.id))
+    }
+
+    /// Whether `text` is `peer`'s ID, in full or its short form (at least its first 7 characters), read as §4 reads
+    /// an ID: case, `-` and spaces do not matter, and `0`, `1`, `8` stand for `O`, `I`, `B`. A name never is.
+    static func names(_ text: String, peer: PeerID) -> Bool {
+        func normalized(_ text: String) -> String {
+            String(
+                text.uppercased().compactMap { character -> Character? in
+                    switch character {
+                    case "-", " ": nil
+                    case "0": "O"
+                    case "1": "I"
+                    case "8": "B"
+                    default: character
+                    }
+                })
+        }
+        let given = normalized(text)
+        let full = normalized(peer.description)
+        return given.count >= 7 && full.hasPrefix(given)
     }
 
     /// `decline {series, reason?}`: declines a series offered to us.
@@ -119,12 +159,16 @@ extension ControlMethods {
             peer: SeriesInfo.Peer(
                 id: series.peerID.description, shortID: series.peerID.shortDescription, name: peerName?.shown,
                 announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),
-            amount: amount(series.amountMinor), currency: series.currency, every: series.period.rawValue,
+            amount: amount(series.amountMinor), currency: series.currency,
+            every: series.periodSeconds == nil ? series.period.rawValue : "seconds",
             count: series.count.map { Int64($0) }, start: series.start.secondsSince1970, timeZone: series.timeZone,
             periodSeconds: series.periodSeconds, memo: series.memo, category: series.category,
             state: series.state.rawValue, cap: series.capMinor.map(amount), nextDue: nextDue,
             instances: Int64(view.instances), paid: Int64(view.paid), reason: series.reason,
             endedBy: series.endedBy?.rawValue, delivered: series.outMessageID == nil,
-            createdAt: series.createdAt.secondsSince1970, updatedAt: series.updatedAt.secondsSince1970)
+            createdAt: series.createdAt.secondsSince1970, updatedAt: series.updatedAt.secondsSince1970,
+            approvedPeriods: series.approvedPeriods.map { Int64($0) },
+            approvedTotal: series.approvedTotalMinor.map(amount),
+            autoAccepted: Int64(series.autoAccepted), autoAcceptedTotal: amount(series.autoAcceptedMinor))
     }
 }

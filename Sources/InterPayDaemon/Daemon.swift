@@ -90,7 +90,8 @@ public enum Daemon {
             acceptanceQuote: acceptanceQuote, acceptFrom: configuration.acceptFrom,
             requestLimits: .init(
                 maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute),
-            receiptIssuer: ReceiptIssuer(signer: identity.receiptSigner, name: configuration.name), logger: logger)
+            receiptIssuer: ReceiptIssuer(signer: identity.receiptSigner, name: configuration.name),
+            acceptTestPeriods: configuration.acceptTestPeriods, logger: logger)
         let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
         let shared = SharedState()
         let readiness = Readiness()

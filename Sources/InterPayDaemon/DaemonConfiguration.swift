@@ -72,6 +72,9 @@ public struct DaemonConfiguration: Sendable {
     /// Fixed-length subscription periods, in seconds, instead of calendar ones (`[subscriptions] period_seconds`):
     /// for demonstrations and tests that cannot wait a week. Nil: calendar weeks, months and years.
     public var subscriptionPeriodSeconds: Int64?
+    /// Whether series offers with fixed-length periods (`periodSeconds`, a payee's test setting) are taken
+    /// (`[subscriptions] accept_test_periods`); off, they are declined (SECURITY.md S-STRETCH).
+    public var acceptTestPeriods: Bool = false
     /// The time zone of this side's subscription due dates (an IANA name); nil: the system's, looked up when a
     /// subscription is offered (`effectiveSubscriptionTimeZone`).
     public var subscriptionTimeZone: String?

@@ -5,8 +5,11 @@ public import InterPayStore
 extension PaymentEngine {
     /// What the local user can do to a subscription series.
     public enum SeriesCommand: Sendable, Hashable {
-        /// The payer approves the offer; requests up to `cap` are accepted without asking.
-        case approve(cap: Money?)
+        /// The payer approves the offer (or renews an approval): requests up to `cap` each (default: the offered
+        /// amount) are accepted without asking, `periods` of them or up to `total` in all (default:
+        /// `defaultApprovedPeriods`, or the series' count when smaller). `peer` is the peer ID the user named: an
+        /// offer from a peer that is not paired is approved only when it names that peer (SECURITY.md S-IMPOSTOR).
+        case approve(cap: Money?, periods: Int? = nil, total: Money? = nil, peer: PeerID? = nil)
         /// The payer declines the offer.
         case decline(reason: String?)
         /// Either side ends the series.
@@ -19,6 +22,12 @@ extension PaymentEngine {
     public static let maxOffersPerPeer = 16
     /// See `maxOffersPerPeer`.
     public static let maxOffersTotal = 256
+    /// How many periods an approval that states no total accepts without the user (or the series' count when
+    /// smaller); then its requests wait for the user until it is approved again.
+    public static let defaultApprovedPeriods = 12
+    /// The reason a series offer with fixed-length periods is declined when this daemon does not take them.
+    public static let testPeriodsReason =
+        "test periods (periodSeconds) are not enabled here ([subscriptions] accept_test_periods)"
 
     /// Offers a subscription series to `payer`, commits it and sends the `series` offer. The payee's daemon then
     /// requests each period once the payer approves (`tick`).
@@ -105,10 +114,54 @@ extension PaymentEngine {
         let event: SeriesEvent
         let action: PaymentMessage.Series.Action
         var reason: String?
+        var approval: (periods: Int?, totalMinor: Int64?)?
         switch command {
-        case .approve(let cap):
+        case .approve(let cap, let periods, let total, let named):
             guard record.role == .payer else {
                 outcome.refusal = .notPermitted("only the payer approves a series")
+                return outcome
+            }
+            if !record.state.isFinal, named != record.peerID, try !ledger.isPaired(record.peerID) {
+                // An offer from a peer that is not paired is never approved as a contact's by mistake: the user names
+                // the peer by its ID (S-IMPOSTOR).
+                outcome.refusal = .notPermitted(
+                    "the offer comes from \(record.peerID.shortDescription), a peer that is not paired (unverified):"
+                        + " pair with it first, or approve with --peer \(record.peerID.shortDescription) if you know it"
+                        + " is who you mean")
+                return outcome
+            }
+            if let periods, !(1...Limits.maxSeriesCount).contains(periods) {
+                outcome.refusal = .invalid("an approval covers 1 to \(Limits.maxSeriesCount) periods")
+                return outcome
+            }
+            if let total, total.currency != amount.currency || total.minorUnits <= 0 {
+                outcome.refusal = .invalid(
+                    "the total must be more than zero, in the series' currency (\(amount.currency.code))")
+                return outcome
+            }
+            approval =
+                periods == nil && total == nil
+                ? (min(record.count ?? Self.defaultApprovedPeriods, Self.defaultApprovedPeriods), nil)
+                : (periods, total?.minorUnits)
+            if record.state == .approved, let approval {
+                // A renewal: a new cap and total, counted from now; the payee learns nothing it needs.
+                if let cap, cap.currency != amount.currency || cap.minorUnits <= 0 {
+                    outcome.refusal = .invalid(
+                        "the cap must be more than zero, in the series' currency (\(amount.currency.code))")
+                    return outcome
+                }
+                record.capMinor = (cap ?? amount).minorUnits
+                record.approvedPeriods = approval.periods
+                record.approvedTotalMinor = approval.totalMinor
+                record.autoAccepted = 0
+                record.autoAcceptedMinor = 0
+                record.updatedAt = now
+                var change = LedgerChange()
+                change.series = record
+                try ledger.apply(change)
+                outcome.events = [.seriesUpdated(record)]
+                outcome.series = record
+                logger.info("subscription approval renewed", metadata: ["series": "\(record.id.wireString)"])
                 return outcome
             }
             event = .approve(cap: cap ?? amount)
@@ -155,6 +208,12 @@ extension PaymentEngine {
         record.state = next
         record.updatedAt = now
         if case .approve(let cap) = event { record.capMinor = cap.minorUnits }
+        if let approval {
+            record.approvedPeriods = approval.periods
+            record.approvedTotalMinor = approval.totalMinor
+            record.autoAccepted = 0
+            record.autoAcceptedMinor = 0
+        }
         if next.isFinal {
             record.reason = reason
             record.endedBy = record.role
@@ -242,6 +301,12 @@ extension PaymentEngine {
             // accept_from = paired: stored already declined, so that the user is not asked.
             record.state = .declined
             record.reason = Self.notPairedReason
+            record.endedBy = .payer
+        } else if offer.periodSeconds != nil, !acceptTestPeriods {
+            // Fixed-length periods are a payee's test setting: taken only when this daemon's own configuration
+            // says so. Otherwise a "monthly" offer of 1 s periods was billed every second (S-STRETCH).
+            record.state = .declined
+            record.reason = Self.testPeriodsReason
             record.endedBy = .payer
         }
         var change = LedgerChange()
@@ -440,19 +505,21 @@ extension PaymentEngine {
             record.seriesIndex = nil
             return ([], [], nil, nil)
         }
+        let amount = try record.amount
         var decision = SeriesMachine.decide(
-            amount: try record.amount, index: index, state: series.state, cap: try series.cap, count: series.count)
-        let calendar = series.calendar
-        if decision == .acceptAutomatically, calendar.due(index) > now.adding(seconds: Limits.maxClockSkew) {
-            // A period asked before it is due (by the offer's own calendar) is not approved in advance.
-            decision = .askUser(.notDue)
-        } else if decision == .acceptAutomatically,
-            index < calendar.latestDue(at: now.adding(seconds: -Limits.maxClockSkew)) ?? 0
-                || index <= series.lastIndex ?? -1
+            amount: amount, index: index, state: series.state, cap: try series.cap, count: series.count)
+        if decision == .acceptAutomatically,
+            let why = SeriesMachine.timing(
+                index: index, now: now, calendar: series.calendar, count: series.count, lastIndex: series.lastIndex,
+                lastAt: series.autoAcceptedAt)
         {
-            // The payee asks for the latest period due, once (§8.6); the payer holds it to that. Without this, a
-            // series offered with a start years back had every period since accepted at once, each within the cap.
-            decision = .askUser(.notLatest)
+            // The payee asks for the latest period due, once (§8.6); the payer holds it to that, and to one period
+            // per period of wall time. Without this, a series offered with a start years back had every period since
+            // accepted at once, and one of 1 s periods started 300 s back had 601 accepted in 7.5 s.
+            decision = .askUser(why)
+        } else if decision == .acceptAutomatically, series.approvalUsed(adding: amount) {
+            // The approval's total is used up: the user approves again, or accepts each request.
+            decision = .askUser(.approvalUsed)
         }
         guard decision == .acceptAutomatically else {
             if case .askUser(let why) = decision {
@@ -464,6 +531,10 @@ extension PaymentEngine {
         }
         var accepted = series
         accepted.lastIndex = index
+        accepted.autoAccepted += 1
+        let (sum, overflow) = accepted.autoAcceptedMinor.addingReportingOverflow(amount.minorUnits)
+        accepted.autoAcceptedMinor = overflow ? .max : sum
+        accepted.autoAcceptedAt = now
         accepted.updatedAt = now
         let acceptID = UUID.timeOrdered()
         let actions = lifecycle.handle(.localAccept(messageID: acceptID), now: now)

@@ -35,6 +35,8 @@ public final class PaymentEngine: Sendable {
     let logger: Logger
     let codec = FrameCodec()
     let acceptFrom: AcceptPolicy
+    /// Whether series offers with fixed-length periods (`periodSeconds`) are taken; otherwise they are declined.
+    let acceptTestPeriods: Bool
     let acceptanceQuote: AcceptanceQuote?
     /// Signs receipts when this node settles a payment as the payee; nil: settlements carry no receipt.
     let receiptIssuer: ReceiptIssuer?
@@ -57,12 +59,14 @@ public final class PaymentEngine: Sendable {
     /// - Parameters:
     ///   - inboundCapacity: how many frames from peers may wait for the ledger before `handle(_:)` waits (and a
     ///     sixteenth of that from one peer).
+    ///   - acceptTestPeriods: whether series offers with fixed-length test periods are taken (else declined).
     public init(
         me: PeerID, database: AppDatabase, link: any PaymentLink, acceptanceQuote: AcceptanceQuote? = nil,
         acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(), inboundCapacity: Int = 1_024,
-        receiptIssuer: ReceiptIssuer? = nil, logger: Logger
+        receiptIssuer: ReceiptIssuer? = nil, acceptTestPeriods: Bool = false, logger: Logger
     ) {
         self.me = me
+        self.acceptTestPeriods = acceptTestPeriods
         self.receiptIssuer = receiptIssuer
         self.database = database
         self.link = link

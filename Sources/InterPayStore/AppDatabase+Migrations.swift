@@ -20,6 +20,7 @@ extension AppDatabase {
         migrator.registerMigration("v11-preferences", migrate: migrateV11Preferences)
         migrator.registerMigration("v12-write-path", migrate: migrateV12WritePath)
         migrator.registerMigration("v13-pending-request-counts", migrate: migrateV13PendingRequestCounts)
+        migrator.registerMigration("v14-series-approval-totals", migrate: migrateV14SeriesApprovalTotals)
         return migrator
     }
 
@@ -430,6 +431,32 @@ extension AppDatabase {
                     DELETE FROM pendingRequestCount WHERE peerID = OLD.peerID AND count = 1;
                     UPDATE pendingRequestCount SET count = count - 1 WHERE peerID = OLD.peerID;
                 END;
+                """)
+    }
+
+    /// v14: a standing approval's total (periods or an amount) and what it has accepted so far, and when
+    /// (SECURITY.md S-STRETCH). Approvals made before have a total of 12 periods from now (or the series' count
+    /// when smaller), the default of `interpay approve`.
+    private static func migrateV14SeriesApprovalTotals(_ db: Database) throws {
+        try db.alter(table: "series") { t in
+            t.add(column: "approvedPeriods", .integer)
+                .check(sql: "approvedPeriods IS NULL OR (typeof(approvedPeriods) = 'integer' AND approvedPeriods > 0)")
+            t.add(column: "approvedTotalMinor", .integer)
+                .check(
+                    sql:
+                        "approvedTotalMinor IS NULL OR (typeof(approvedTotalMinor) = 'integer' AND approvedTotalMinor > 0)"
+                )
+            t.add(column: "autoAccepted", .integer).notNull().defaults(to: 0)
+                .check(sql: "typeof(autoAccepted) = 'integer' AND autoAccepted >= 0")
+            t.add(column: "autoAcceptedMinor", .integer).notNull().defaults(to: 0)
+                .check(sql: "typeof(autoAcceptedMinor) = 'integer' AND autoAcceptedMinor >= 0")
+            t.add(column: "autoAcceptedAt", .integer)
+                .check(sql: "autoAcceptedAt IS NULL OR typeof(autoAcceptedAt) = 'integer'")
+        }
+        try db.execute(
+            sql: """
+                UPDATE series SET approvedPeriods = MIN(COALESCE(count, 12), 12)
+                WHERE role = 'payer' AND capMinor IS NOT NULL
                 """)
     }
 

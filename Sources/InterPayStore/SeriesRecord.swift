@@ -40,7 +40,8 @@ public struct SeriesRecord: Sendable, Hashable, Codable, Identifiable {
     public var state: SeriesState
     /// The payer's cap in minor units of `currency`, once approved.
     public var capMinor: Int64?
-    /// The payee: the last period requested (nil before the first).
+    /// The payee: the last period requested (nil before the first). The payer: the last period accepted without
+    /// its user.
     public var lastIndex: Int?
     /// Why it was declined or ended, if said.
     public var reason: String?
@@ -54,6 +55,17 @@ public struct SeriesRecord: Sendable, Hashable, Codable, Identifiable {
     public var outMessageID: UUID?
     /// That frame's encoded body, resent as it is on every new session until acknowledged.
     public var outFrame: Data?
+    /// The payer: how many periods the approval accepts without the user in all, if it counts periods.
+    public var approvedPeriods: Int?
+    /// The payer: the total, in minor units of `currency`, the approval accepts without the user, if it counts an
+    /// amount.
+    public var approvedTotalMinor: Int64?
+    /// The payer: periods accepted without the user since the approval.
+    public var autoAccepted: Int = 0
+    /// The payer: their sum, in minor units of `currency`.
+    public var autoAcceptedMinor: Int64 = 0
+    /// The payer: when the last period was accepted without the user.
+    public var autoAcceptedAt: Timestamp?
 
     /// A new row from an offer's terms.
     public init(id: UUID, offer: SeriesOffer, role: PaymentRole, state: SeriesState, now: Timestamp) {
@@ -107,6 +119,24 @@ public struct SeriesRecord: Sendable, Hashable, Codable, Identifiable {
                 throw .corruptRecord(table: Self.databaseTableName, key: id.wireString, reason: error.description)
             }
         }
+    }
+
+    /// The total the approval accepts without the user, when it counts an amount.
+    public var approvedTotal: Money? {
+        get throws(StoreError) {
+            guard let approvedTotalMinor else { return nil }
+            return Money(minorUnits: approvedTotalMinor, currency: try amount.currency)
+        }
+    }
+
+    /// Whether the approval's total is used up, so that a request of `amount` more waits for the user.
+    public func approvalUsed(adding amount: Money) -> Bool {
+        if let approvedPeriods, autoAccepted >= approvedPeriods { return true }
+        if let approvedTotalMinor {
+            let (sum, overflow) = autoAcceptedMinor.addingReportingOverflow(amount.minorUnits)
+            if overflow || sum > approvedTotalMinor { return true }
+        }
+        return false
     }
 
     /// The schedule of the series: the payee's time zone (UTC when this system does not know it).

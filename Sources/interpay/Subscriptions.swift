@@ -23,8 +23,30 @@ enum SeriesCommand {
         global.output(try await global.call(method, params)) { series in
             let cap = series.cap.map { ", cap \($0.printable) \(series.currency.printable)" } ?? ""
             let undelivered = series.delivered ? "" : " (the peer has not received it yet)"
-            print(Formatting.outcome(shortID: series.shortID, state: series.state, cap, undelivered))
+            let total = series.state == "approved" && series.direction == "in" ? approval(series) : ""
+            let terms = ", \(series.amount.printable) \(series.currency.printable) \(every(series))"
+            print(Formatting.outcome(shortID: series.shortID, state: series.state, terms, cap, total, undelivered))
         }
+    }
+
+    /// How often the series falls due, as it really does: "every month", or "every 1 s (test period)" when its
+    /// periods last a fixed number of seconds, whatever calendar period the offer named.
+    static func every(_ series: SeriesInfo) -> String {
+        if let seconds = series.periodSeconds { return "every \(seconds) s (test period)" }
+        return "every \(series.every.printable)"
+    }
+
+    /// What the payer's approval still accepts without asking: ", 12 periods in all (0 used)".
+    static func approval(_ series: SeriesInfo) -> String {
+        let currency = series.currency.printable
+        if let periods = series.approvedPeriods {
+            return ", up to \(periods) periods in all without asking (\(series.autoAccepted) used)"
+        }
+        if let total = series.approvedTotal {
+            return ", up to \(total.printable) \(currency) in all without asking "
+                + "(\(series.autoAcceptedTotal.printable) \(currency) used)"
+        }
+        return ""
     }
 
     /// A table of series: ID prefix, direction, peer, amount, every, state, cap, next due, requested/paid, memo.
@@ -35,7 +57,7 @@ enum SeriesCommand {
             table.add(
                 series.shortID.printable, series.direction.printable, series.peer.label,
                 "\(series.amount.printable) \(series.currency.printable)",
-                series.periodSeconds.map { "\($0)s (fixed)" } ?? series.every.printable,
+                series.periodSeconds.map { "\($0) s (test period)" } ?? series.every.printable,
                 series.state.printable, series.cap?.printable ?? "-", Formatting.localTime(series.nextDue),
                 "\(series.paid)/\(series.instances)\(count)", series.memo.printable)
         }

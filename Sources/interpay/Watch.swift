@@ -77,8 +77,8 @@ struct Watch: AsyncParsableCommand {
                 series.state == "offered" && series.direction == "in"
                 ? "series offered  \(id)  \(who) offers a subscription"
                 : "series \(series.state.printable)  \(id)  \(series.direction == "in" ? "from" : "to") \(who)"
-            return "\(time)  \(what): \(series.amount.printable) \(series.currency.printable) every "
-                + "\(series.every.printable)  \"\(series.memo.printable)\""
+            return "\(time)  \(what): \(series.amount.printable) \(series.currency.printable) "
+                + "\(SeriesCommand.every(series))  \"\(series.memo.printable)\""
         case "peer-up", "peer-down":
             return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  \(peer)"
         default:

@@ -244,4 +244,87 @@ struct SeriesMachineTests {
             SeriesMachine.instanceID(series: series, index: 0)
                 != SeriesMachine.instanceID(series: Fixtures.fixedUUID(10), index: 0))
     }
+    /// How many periods a payee asking for every period at every `step` seconds over `span` seconds gets accepted
+    /// by the payer's timing rule (PROTOCOL.md §8.6), from `start` seconds before the first request.
+    static func acceptedByTiming(
+        _ calendar: SubscriptionCalendar, from first: Timestamp, span: Int64, step: Int64
+    )
+        -> Int
+    {
+        var lastIndex: Int?
+        var lastAt: Timestamp?
+        var accepted = 0
+        var now = first
+        while now.secondsSince1970 - first.secondsSince1970 <= span {
+            // The payee tries every period near the latest one, in order, at each instant.
+            let latest = calendar.latestDue(at: now) ?? 0
+            for index in max(0, latest - 5)...(latest + 5) {
+                guard
+                    SeriesMachine.timing(
+                        index: index, now: now, calendar: calendar, lastIndex: lastIndex, lastAt: lastAt) == nil
+                else { continue }
+                accepted += 1
+                lastIndex = index
+                lastAt = now
+            }
+            now = now.adding(seconds: step)
+        }
+        return accepted
+    }
+
+    @Test(
+        "whatever the period, a standing approval accepts at most one period per period of wall time (S-STRETCH)",
+        arguments: [1, 4, 9, 10, 60, 3_600] as [Int64])
+    func onePeriodPerPeriod(seconds: Int64) {
+        let now = Timestamp(secondsSince1970: 1_800_000_000)
+        // Started 300 s back, as the attack did (601 periods of 1 s accepted in 7.5 s).
+        let calendar = SubscriptionCalendar(
+            start: now.adding(seconds: -300), period: .month, timeZone: SubscriptionCalendarTests.utc,
+            fixedSeconds: seconds)
+        let span = 100 * seconds
+        let accepted = Self.acceptedByTiming(calendar, from: now, span: span, step: 1)
+        // Never two within nine tenths of a period, and never more than the periods that fall due in the span, plus
+        // the one due at its start and, with the skew allowance, the one before it.
+        let spacing = seconds - SeriesMachine.skewAllowance(periodLength: seconds)
+        #expect(accepted >= 1 && accepted <= Int(span / seconds) + 2, "\(accepted) periods in \(span) s")
+        #expect(accepted <= Int(span / spacing) + 1, "\(accepted) periods in \(span) s")
+    }
+
+    @Test("monthly: one period a month, also when a period is asked up to a tenth of a period early or late")
+    func monthlyTiming() {
+        let start = SubscriptionCalendarTests.at(2025, 1, 31, 10)
+        let calendar = SubscriptionCalendar(start: start, period: .month, timeZone: SubscriptionCalendarTests.utc)
+        #expect(Self.acceptedByTiming(calendar, from: start, span: 364 * 86_400, step: 3_600) == 12)
+        // The skew allowance is 300 s for calendar periods: 299 s early is due, 301 s early is not.
+        let due = calendar.due(1)
+        let early = SeriesMachine.timing(
+            index: 1, now: due.adding(seconds: -299), calendar: calendar, lastIndex: 0, lastAt: start)
+        #expect(early == nil)
+        #expect(
+            SeriesMachine.timing(
+                index: 1, now: due.adding(seconds: -301), calendar: calendar, lastIndex: 0, lastAt: start)
+                == .notDue)
+        // An approval a day after the start does not hold up the next period.
+        #expect(
+            SeriesMachine.timing(
+                index: 1, now: due, calendar: calendar, lastIndex: 0, lastAt: start.adding(seconds: 86_400)) == nil)
+        // Two periods within nine tenths of a period: the second waits.
+        #expect(
+            SeriesMachine.timing(
+                index: 1, now: due, calendar: calendar, lastIndex: 0, lastAt: due.adding(seconds: -86_400))
+                == .tooSoon)
+        // The last period of a series stays the latest; a period of an open-ended one does not once the next is due
+        // (beyond the allowance).
+        #expect(
+            SeriesMachine.timing(
+                index: 0, now: due.adding(seconds: 301), calendar: calendar, count: 1, lastIndex: nil, lastAt: nil)
+                == nil)
+        #expect(
+            SeriesMachine.timing(
+                index: 0, now: due.adding(seconds: 301), calendar: calendar, lastIndex: nil, lastAt: nil)
+                == .notLatest)
+        #expect(SeriesMachine.skewAllowance(periodLength: 1) == 0)
+        #expect(SeriesMachine.skewAllowance(periodLength: 60) == 6)
+        #expect(SeriesMachine.skewAllowance(periodLength: 28 * 86_400) == 300)
+    }
 }

@@ -67,11 +67,13 @@ struct ConfigurationTests {
                 enabled = false
                 time_zone = "America/New_York"
                 period_seconds = 4
+                accept_test_periods = true
                 """)
         let configuration = effective.configuration
         #expect(configuration.subscriptionTimeZone == "America/New_York")
         #expect(configuration.subscriptionPeriodSeconds == 4)
         #expect(!configuration.subscriptions)
+        #expect(configuration.acceptTestPeriods)
         #expect(configuration.name == "alice")
         #expect(configuration.listenHost == "127.0.0.1" && configuration.port == 7420)
         #expect(configuration.stateDirectory.path == "/srv/interpay")

@@ -165,7 +165,8 @@ struct GoldenJSONTests {
             Set(series.keys) == [
                 "id", "shortID", "direction", "peer", "amount", "currency", "every", "count", "start", "timeZone",
                 "periodSeconds", "memo", "category", "state", "cap", "nextDue", "instances", "paid", "reason",
-                "endedBy", "delivered", "createdAt", "updatedAt",
+                "endedBy", "delivered", "createdAt", "updatedAt", "approvedPeriods", "approvedTotal", "autoAccepted",
+                "autoAcceptedTotal",
             ])
         #expect(series["shortID"] == "00000002")
         // A series' peer is shown as a payment's: with its trust, an unpaired "bob" never like a contact.

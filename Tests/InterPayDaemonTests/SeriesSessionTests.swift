@@ -25,7 +25,7 @@ struct SeriesSessionTests {
         await eventually("bob holds the offer") {
             (try? await bob.database.seriesList())?.first?.series.state == .offered
         }
-        _ = try await bob.engine.command(.approve(cap: nil), seriesID: series.id)
+        _ = try await bob.engine.command(.approve(cap: nil, peer: alice.id), seriesID: series.id)
         let id = SeriesMachine.instanceID(series: series.id, index: 0)
         await eventually("period 0 accepted on both sides") {
             let onAlice = try? await alice.database.payment(id: id)

@@ -19,7 +19,8 @@ final class MemoryNode: Sendable {
 
     init(
         _ name: String, inboundCapacity: Int = 1_024, signer: ReceiptSigner? = nil,
-        capabilities: [String] = [PaymentMessage.receiptsCapability], acceptFrom: AcceptPolicy = .any
+        capabilities: [String] = [PaymentMessage.receiptsCapability], acceptFrom: AcceptPolicy = .any,
+        acceptTestPeriods: Bool = true
     ) throws {
         directory = try TemporaryDirectory()
         id = signer?.peerID ?? PeerID(subjectPublicKeyInfoDER: Array("key of \(name)".utf8))
@@ -31,7 +32,7 @@ final class MemoryNode: Sendable {
             me: id, database: database, link: link, acceptFrom: acceptFrom,
             requestLimits: .init(maxPending: .max, maxPerMinute: .max),
             inboundCapacity: inboundCapacity, receiptIssuer: signer.map { ReceiptIssuer(signer: $0, name: name) },
-            logger: logger)
+            acceptTestPeriods: acceptTestPeriods, logger: logger)
         self.engine = engine
         let link = self.link
         pump = Task {

@@ -11,7 +11,7 @@ struct SchemaTests {
     static let migrations = [
         "v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts", "v6-due-payments",
         "v7-send-keys", "v8-static-pins", "v9-settlement", "v10-subscriptions", "v11-preferences",
-        "v12-write-path", "v13-pending-request-counts",
+        "v12-write-path", "v13-pending-request-counts", "v14-series-approval-totals",
     ]
 
     @Test("migrations run on a fresh file, and again on the same file without change")
