@@ -92,7 +92,8 @@ def cap(h):
     h.check(peer_state(alice, "bob") == ("up", "paired"), "the paired peer's session is still up")
     h.check(not any("session down" in line for line in bob.log_lines_since(bob_log)),
             "the paired peer's session was never evicted")
-    h.check(alice.log_has(0, r"session limit reached"), "the evictions are logged")
+    # All the keys dial from 127.0.0.1: its share of the sessions (a quarter of the cap) is what binds first.
+    h.check(alice.log_has(0, r"session limit (of one address )?reached"), "the evictions are logged")
     for connection in connections:
         connection.close()
 

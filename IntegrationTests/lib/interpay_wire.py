@@ -152,8 +152,10 @@ class Closed(Exception):
 class PeerConnection:
     """One TLS connection to a daemon, as a peer."""
 
-    def __init__(self, port, identity=None, hello=True, name="prober", capabilities=()):
-        self.raw = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+    def __init__(self, port, identity=None, hello=True, name="prober", capabilities=(), source=None):
+        # `source`: another loopback address (127.0.0.2, ...) to connect from, for a host other than the daemons'.
+        self.raw = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE,
+                                            source_address=(source, 0) if source else None)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE

@@ -14,11 +14,14 @@ public import FoundationEssentials
 /// can learn a code it could still change.
 ///
 /// The policy: an attempt lasts at most `codeLifetime` before it has a code, and a code is valid for `codeLifetime`.
-/// Every attempt that does not end in a pairing counts as a failure: it is charged when this side reveals its nonce
-/// (the moment a code can be learned), or when it ends before that (expiry, abort, lost session). A second,
-/// different commit from the peer in one attempt, a reveal that does not match its commit and a wrong code end the
-/// attempt. `maxFailures` failures lock pairing with the peer for `lockoutDuration`; a right code resets the count.
-/// The count and the lock are `lockout`, which the caller persists and restores.
+/// An attempt counts as a failure when this side reveals its nonce (the moment a code can be learned) and does not
+/// end in a pairing; an attempt that ends before it revealed anything (expiry, abort) is not counted, since nothing
+/// could be learned from it, so that a stranger who cuts sessions or floods the daemon cannot spend the honest
+/// users' attempts. An attempt that has revealed nothing also survives the loss of its session: when a session with
+/// the peer comes up again its commit is sent again. A second, different commit from the peer in one attempt, a
+/// reveal that does not match its commit and a wrong code end the attempt. `maxFailures` failures lock pairing with
+/// the peer for `lockoutDuration`; a right code resets the count. The count and the lock are `lockout`, which the
+/// caller persists and restores.
 public struct PairingMachine: Sendable, Hashable {
     /// How long an attempt may take to reach a code, and how long the code stays valid: 2 minutes.
     public static let codeLifetime: Int64 = 120
@@ -93,7 +96,8 @@ public struct PairingMachine: Sendable, Hashable {
         case showCode(PairingCode, expiresAt: Timestamp)
         /// The user confirmed the right code: trust the peer from now on.
         case paired
-        /// An attempt was charged to the lockout: this many failures now count (persist `lockout`).
+        /// An attempt was charged to the lockout as this side revealed its nonce: this many failures now count
+        /// (persist `lockout`).
         case counted(failures: Int)
         /// The attempt in progress ended without trust, for this reason.
         case failed(String)
@@ -179,7 +183,7 @@ public struct PairingMachine: Sendable, Hashable {
                 actions.append(.paired)
             } else {
                 actions.append(.send(.init(abort: ours.id, reason: "the verification code entered was wrong")))
-                actions += end("the verification code entered was wrong", charged: true, now: now)
+                actions += end("the verification code entered was wrong", now: now)
                 if case .locked(let until) = phase {
                     actions.append(.refuse(.locked(until: until)))
                 } else {
@@ -192,17 +196,24 @@ public struct PairingMachine: Sendable, Hashable {
         return actions
     }
 
-    /// The session with the peer ended: an attempt that has not reached its code ends.
+    /// The session with the peer ended: an attempt that revealed its nonce and has no code yet ends (it counted
+    /// already). One that revealed nothing goes on, to be sent again by `sessionUp(now:)`; a code stays.
     public mutating func sessionLost(now: Timestamp) -> [Action] {
         var actions = expire(now: now)
         switch phase {
-        case .committed:
-            actions += end("the session with the peer ended", charged: false, now: now)
         case .revealed:
-            actions += end("the session with the peer ended", charged: true, now: now)
-        case .idle, .codeReady, .locked:
+            actions += end("the session with the peer ended", now: now)
+        case .idle, .committed, .codeReady, .locked:
             break
         }
+        return actions
+    }
+
+    /// A session with the peer came up (again, or a new connection replaced the old one): an attempt that has
+    /// revealed nothing sends its commit again, since the peer may not have received it.
+    public mutating func sessionUp(now: Timestamp) -> [Action] {
+        var actions = expire(now: now)
+        if case .committed(let ours, _) = phase { actions.append(.send(commit(ours))) }
         return actions
     }
 
@@ -229,12 +240,12 @@ public struct PairingMachine: Sendable, Hashable {
         case (.commit, .revealed(let ours, let theirs, _)), (.commit, .codeReady(let ours, let theirs, _, _)):
             if frame.pairingID == theirs.id && frame.value == theirs.commitment { break }  // the same commit again
             actions.append(.send(.init(abort: ours.id, reason: "a second, different commit in one attempt")))
-            actions += end("the peer sent a second, different commit", charged: true, now: now)
+            actions += end("the peer sent a second, different commit", now: now)
         case (.reveal, .revealed(let ours, let theirs, _)) where frame.pairingID == theirs.id:
             let nonce = frame.value ?? []
             guard PairingCode.commitment(to: nonce, from: peer) == theirs.commitment else {
                 actions.append(.send(.init(abort: ours.id, reason: "the revealed nonce does not match its commit")))
-                actions += end("the peer's nonce did not match its commitment", charged: true, now: now)
+                actions += end("the peer's nonce did not match its commitment", now: now)
                 break
             }
             let code = PairingCode(me, nonce: ours.nonce, peer, nonce: nonce)
@@ -246,11 +257,11 @@ public struct PairingMachine: Sendable, Hashable {
             // so that stray frames cannot start an exchange of aborts.
             break
         case (.abort, .committed(let ours, _)) where frame.pairingID == ours.id:
-            actions += end("the peer ended the pairing: \(frame.reason ?? "")", charged: false, now: now)
+            actions += end("the peer ended the pairing: \(frame.reason ?? "")", now: now)
         case (.abort, .revealed(let ours, let theirs, _)), (.abort, .codeReady(let ours, let theirs, _, _)):
             // Either side's attempt ID names this attempt; another one is a stray, ignored.
             guard frame.pairingID == ours.id || frame.pairingID == theirs.id else { break }
-            actions += end("the peer ended the pairing: \(frame.reason ?? "")", charged: true, now: now)
+            actions += end("the peer ended the pairing: \(frame.reason ?? "")", now: now)
         case (.abort, _):
             break
         }
@@ -267,14 +278,11 @@ public struct PairingMachine: Sendable, Hashable {
         .init(pairingID: ours.id, step: .reveal, value: ours.nonce)
     }
 
-    /// Ends the attempt in progress without trust; `charged` says whether it counted already (we revealed).
-    private mutating func end(_ reason: String, charged: Bool, now: Timestamp) -> [Action] {
+    /// Ends the attempt in progress without trust. It counted already if it revealed our nonce, and is not counted
+    /// otherwise (nothing could be learned from it); the lock engages once `maxFailures` attempts count.
+    private mutating func end(_ reason: String, now: Timestamp) -> [Action] {
         phase = .idle
         var actions: [Action] = [.failed(reason)]
-        if !charged {
-            lockout.failures += 1
-            actions.append(.counted(failures: lockout.failures))
-        }
         if lockout.failures >= Self.maxFailures {
             let until = now.adding(seconds: Self.lockoutDuration)
             phase = .locked(until: until)
@@ -288,13 +296,13 @@ public struct PairingMachine: Sendable, Hashable {
         switch phase {
         case .committed(_, let expiresAt):
             guard now >= expiresAt else { return [] }
-            return end("the peer did not start pairing in time", charged: false, now: now)
+            return end("the peer did not start pairing in time", now: now)
         case .revealed(_, _, let expiresAt):
             guard now >= expiresAt else { return [] }
-            return end("the peer did not reveal its nonce in time", charged: true, now: now)
+            return end("the peer did not reveal its nonce in time", now: now)
         case .codeReady(_, _, _, let expiresAt):
             guard now >= expiresAt else { return [] }
-            return end("the verification code expired", charged: true, now: now)
+            return end("the verification code expired", now: now)
         case .locked(let until):
             guard now >= until else { return [] }
             phase = .idle

@@ -143,6 +143,10 @@ extension ConfigKey {
         .integer(
             "limits.max_sessions", 1...100_000, default: .value(.integer(TransportConfiguration.defaultMaxSessions))
         ) { $0.maxSessions = $1 },
+        .integer(
+            "limits.max_sessions_per_address", 1...100_000,
+            default: .unset("a quarter of max_sessions, at least 1", example: 64)
+        ) { $0.maxSessionsPerAddress = $1 },
         .bool("subscriptions.enabled", default: .value(true)) { $0.subscriptions = $1 },
         .string(
             "subscriptions.time_zone",

@@ -37,7 +37,8 @@ public enum Daemon {
                         + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : []),
                     agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                     keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
-                    maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions),
+                    maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions,
+                    maxSessionsPerAddress: configuration.maxSessionsPerAddress),
                 logger: logger)
         } catch {
             throw .transport(error.description)

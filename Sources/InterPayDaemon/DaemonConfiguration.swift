@@ -81,6 +81,9 @@ public struct DaemonConfiguration: Sendable {
     /// Established sessions at most; a further one evicts the idlest unpaired peer's session, or is refused when
     /// every session is a paired peer's.
     public var maxSessions: Int = TransportConfiguration.defaultMaxSessions
+    /// Sessions at most from one source address; nil for a quarter of `maxSessions` (at least one). A further one
+    /// evicts that address's idlest session (never a paired peer's or one being paired over), or is refused.
+    public var maxSessionsPerAddress: Int?
 
     /// A configuration; `name` must be 1 to 63 characters.
     public init(

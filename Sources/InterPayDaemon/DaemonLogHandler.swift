@@ -23,13 +23,19 @@ public struct DaemonLogHandler: LogHandler {
     private let write: @Sendable (String) -> Void
     private let budget: PeerLogBudget
 
+    /// The metadata key and value that mark a line the local user caused (a pairing started, a peer paired): such a
+    /// line names a peer but is not held to the peers' log budget, so that a flood from others cannot hide it.
+    public static let causeKey = "cause"
+    /// See `causeKey`.
+    public static let userCause: Logger.Metadata.Value = "user"
+
     /// A handler writing to standard error in `style`.
     public init(label: String, level: Logger.Level, style: Style) {
         self.init(level: level, style: style) { line in FileHandle.standardError.write(Data(line.utf8)) }
     }
 
-    /// A handler handing each finished line (with its newline) to `write`, holding back lines about one peer past
-    /// `budget`; for tests.
+    /// A handler handing each finished line (with its newline) to `write`, holding back lines peers caused past
+    /// `budget` (per peer, per address, daemon-wide); for tests.
     public init(
         level: Logger.Level, style: Style, budget: PeerLogBudget = .shared,
         write: @escaping @Sendable (String) -> Void
@@ -57,8 +63,15 @@ public struct DaemonLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
-        if event.level < .error, let peer = all["id"] ?? all["peer"] ?? all["address"] {
-            guard let suppressed = budget.admit("\(peer)") else { return }
+        if event.level < .error, all[Self.causeKey] != Self.userCause,
+            let peer = all["id"] ?? all["peer"] ?? all["address"]
+        {
+            let address = all["address"].map { "\($0)" }
+            // A line naming a peer and its address teaches the budget where the peer's other lines come from.
+            if let key = all["id"] ?? all["peer"], let address {
+                budget.associate(peer: "\(key)", host: PeerLogBudget.host(of: address))
+            }
+            guard let suppressed = budget.admit("\(peer)", address: address) else { return }
             if suppressed > 0 { all["suppressed"] = "\(suppressed)" }
         }
         write(Self.line(event.level, "\(event.message)", all, style: style, date: Date()))

@@ -11,7 +11,10 @@ import Logging
 /// actor feeds it the user's commands, the peer's `pair` frames and the time, carries out its actions, persists its
 /// lockout in the ledger's `pairingLockout` table (restored when the peer's machine is created, so a restart lifts
 /// nothing), and records a confirmed pairing in `trustedPeer`, where it survives restarts until `untrust`. Commits
-/// from peers pass a rate limit (per peer and in total) before a machine sees them.
+/// from peers pass a rate limit before a machine sees them: per peer always, and in total only for commits no local
+/// attempt waits for, so that a flood of strangers' commits cannot drop the one the user is waiting for. It tells
+/// the session manager which peers have an attempt in progress (their sessions are never evicted), and reports
+/// "wants to pair" at most once per peer per `requestNoticeInterval` and within a daemon-wide budget.
 actor PairingCoordinator {
     private let database: AppDatabase
     private let sessions: SessionManager
@@ -27,6 +30,10 @@ actor PairingCoordinator {
     private var requests: [PeerID: Timestamp] = [:]
     /// How often a peer's request to pair is reported at most.
     private static let requestNoticeInterval: Int64 = 10
+    /// Reports of requests to pair, all peers together (log line and `watch` event): 10 at once, then one per 6 s.
+    private var notices = NoticeBudget()
+    /// The peers the session manager was told have an attempt in progress.
+    private var protected: Set<PeerID> = []
 
     init(database: AppDatabase, sessions: SessionManager, logger: Logger) {
         self.database = database
@@ -103,7 +110,8 @@ actor PairingCoordinator {
         let removed: Bool
         do { removed = try await database.untrust(peer) } catch { throw .storage(error.description) }
         if removed {
-            logger.notice("peer untrusted", metadata: ["id": "\(peer.shortDescription)"])
+            logger.notice(
+                "peer untrusted", metadata: ["id": "\(peer.shortDescription)", "cause": DaemonLogHandler.userCause])
             await sessions.preferenceChanged(for: peer)
         }
         return removed
@@ -140,9 +148,11 @@ actor PairingCoordinator {
 
     // MARK: The peer and time
 
-    /// Handles the peer's `pair` frame. Commits over the rate limit are dropped unseen.
+    /// Handles the peer's `pair` frame. Commits over the rate limit are dropped unseen: the per-peer one always, the
+    /// daemon-wide one only when no attempt of the local user with the peer is in progress (an unsolicited commit).
     func receive(_ frame: PaymentMessage.Pairing, from peer: PeerID, now: Timestamp = .now) async {
-        if frame.step == .commit, !limiter.admit(peer, now: .now) {
+        let solicited = machines[peer]?.attemptID != nil
+        if frame.step == .commit, !limiter.admit(peer, solicited: solicited, now: .now) {
             logger.debug("pairing commit over the rate limit dropped", metadata: ["id": "\(peer.shortDescription)"])
             return
         }
@@ -157,6 +167,13 @@ actor PairingCoordinator {
         await perform(step, peer: peer, now: now, failure: "pairing failure not recorded")
     }
 
+    /// A session with `peer` came up (again): an attempt that has revealed nothing sends its commit again.
+    func sessionUp(_ peer: PeerID, now: Timestamp = .now) async {
+        guard machines[peer] != nil else { return }
+        let step = await update(peer) { $0.sessionUp(now: now) }
+        await perform(step, peer: peer, now: now, failure: "pairing commit not sent again")
+    }
+
     /// Ends attempts and codes past their time and lifts locks past theirs; forgets idle machines (their lockout is
     /// in the ledger).
     func tick(now: Timestamp = .now) async {
@@ -166,6 +183,28 @@ actor PairingCoordinator {
             if machines[peer]?.phase == .idle { machines.removeValue(forKey: peer) }
         }
         requests = requests.filter { now < $0.value.adding(seconds: PairingMachine.codeLifetime) }
+    }
+
+    /// The daemon-wide budget of "wants to pair" notices: `burst` at once, then one per `interval` seconds; pure.
+    struct NoticeBudget {
+        /// Notices at once.
+        var burst: Double = 10
+        /// Seconds for the budget to regain a notice.
+        var interval: Double = 6
+        private var bucket: TokenBucket?
+        private var suppressed = 0
+
+        /// Nil when a notice at `now` is to be held back; else how many were held back before it.
+        mutating func admit(now: ContinuousClock.Instant) -> Int? {
+            var tokens = bucket ?? TokenBucket(capacity: burst, perSecond: 1 / interval, now: now)
+            defer { bucket = tokens }
+            guard tokens.take(now: now) else {
+                suppressed += 1
+                return nil
+            }
+            defer { suppressed = 0 }
+            return suppressed
+        }
     }
 
     // MARK: Helpers
@@ -201,6 +240,12 @@ actor PairingCoordinator {
         let before = machine.lockout
         let actions = body(&machine)
         machines[peer] = machine
+        // The session of an attempt in progress is never evicted; told before any frame of the attempt leaves.
+        let inProgress = machine.attemptID != nil
+        if inProgress != protected.contains(peer) {
+            if inProgress { protected.insert(peer) } else { protected.remove(peer) }
+            await sessions.setPairingInProgress(inProgress, for: peer)
+        }
         return Step(actions: actions, lockoutChanged: machine.lockout != before)
     }
 
@@ -236,18 +281,25 @@ actor PairingCoordinator {
                 requests[peer] = nil
                 logger.notice(
                     "pairing attempt started",
-                    metadata: ["peer": "\(name)", "id": "\(id)", "attempt": "\(attemptID.wireString)"])
+                    metadata: [
+                        "peer": "\(name)", "id": "\(id)", "cause": DaemonLogHandler.userCause,
+                        "attempt": "\(attemptID.wireString)",
+                    ])
                 eventContinuation.yield(.started(peer: peer, name: name, attemptID: attemptID))
             case .peerWantsToPair:
                 let last = requests[peer]
                 requests[peer] = now
                 if let last, now < last.adding(seconds: Self.requestNoticeInterval) { break }
-                logger.notice(
-                    "peer wants to pair; not answered until the user runs interpay pair",
-                    metadata: ["peer": "\(name)", "id": "\(id)"])
+                // `peers` still shows the request; only the line and the event are held back.
+                guard let suppressed = notices.admit(now: .now) else { break }
+                var metadata: Logger.Metadata = ["peer": "\(name)", "id": "\(id)"]
+                if suppressed > 0 { metadata["notices_suppressed"] = "\(suppressed)" }
+                logger.notice("peer wants to pair; not answered until the user runs interpay pair", metadata: metadata)
                 eventContinuation.yield(.requested(peer: peer, name: name))
             case .showCode(let code, let expiresAt):
-                logger.info("pairing code ready", metadata: ["peer": "\(name)", "id": "\(id)"])
+                logger.info(
+                    "pairing code ready",
+                    metadata: ["peer": "\(name)", "id": "\(id)", "cause": DaemonLogHandler.userCause])
                 eventContinuation.yield(.code(peer: peer, name: name, code: code, expiresAt: expiresAt))
             case .paired:
                 do {
@@ -255,7 +307,8 @@ actor PairingCoordinator {
                 } catch {
                     throw .storage(error.description)
                 }
-                logger.notice("peer paired", metadata: ["peer": "\(name)", "id": "\(id)"])
+                logger.notice(
+                    "peer paired", metadata: ["peer": "\(name)", "id": "\(id)", "cause": DaemonLogHandler.userCause])
                 await sessions.preferenceChanged(for: peer)
                 eventContinuation.yield(.paired(peer: peer, name: name))
             case .counted:
@@ -265,14 +318,16 @@ actor PairingCoordinator {
                 logger.notice(
                     "pairing attempt failed",
                     metadata: [
-                        "peer": "\(name)", "id": "\(id)", "reason": "\(reason)",
+                        "peer": "\(name)", "id": "\(id)", "reason": "\(reason)", "cause": DaemonLogHandler.userCause,
                         "failures": "\(failures)/\(PairingMachine.maxFailures)",
                     ])
                 eventContinuation.yield(.failed(peer: peer, name: name, reason: reason, failures: failures))
             case .lockedOut(let until):
                 logger.warning(
                     "pairing locked after failed attempts",
-                    metadata: ["peer": "\(name)", "id": "\(id)", "until": "\(until)"])
+                    metadata: [
+                        "peer": "\(name)", "id": "\(id)", "until": "\(until)", "cause": DaemonLogHandler.userCause,
+                    ])
                 eventContinuation.yield(.locked(peer: peer, name: name, until: until))
             case .refuse(let reason):
                 refusal = reason

@@ -1,10 +1,13 @@
 import InterPayCore
 
-/// Bounds the `commit` frames pairing looks at: a token bucket per peer and one for all peers together.
+/// Bounds the `commit` frames pairing looks at: a token bucket per peer, and one for all unsolicited commits together.
 ///
-/// A commit over either budget is dropped before it reaches the peer's `PairingMachine`: it is neither answered nor
+/// A commit over its budget is dropped before it reaches the peer's `PairingMachine`: it is neither answered nor
 /// noticed nor logged, so that a peer (or many keys at once) sending commits in a loop costs a bounded amount of
-/// work and log. Honest pairing sends at most two commits per attempt. Pure: the caller gives the time. At most
+/// work and log. A solicited commit (from a peer the local user has started pairing with) is held only to its
+/// peer's budget and uses none of the shared one, so that strangers' commits cannot crowd out the one the user
+/// waits for. Honest pairing sends at most two commits per attempt, and one more when a session comes up again.
+/// Pure: the caller gives the time. At most
 /// `maxPeers` per-peer buckets are kept; past that the fullest are forgotten, which only gives those peers their
 /// burst again.
 struct PairingRateLimiter: Sendable {
@@ -22,15 +25,16 @@ struct PairingRateLimiter: Sendable {
     private var peers: [PeerID: TokenBucket] = [:]
     private var total: TokenBucket?
 
-    /// Whether a commit from `peer` at `now` may be looked at; if so, it uses one token of both budgets.
-    mutating func admit(_ peer: PeerID, now: ContinuousClock.Instant) -> Bool {
+    /// Whether a commit from `peer` at `now` may be looked at; if so, it uses one token of the peer's budget and,
+    /// unless `solicited` (the local user's attempt with the peer is in progress), one of the shared budget.
+    mutating func admit(_ peer: PeerID, solicited: Bool = false, now: ContinuousClock.Instant) -> Bool {
         var all = total ?? TokenBucket(capacity: totalBurst, perSecond: totalPerSecond, now: now)
         var one = peers[peer] ?? TokenBucket(capacity: peerBurst, perSecond: 1 / peerInterval, now: now)
         all.refill(now: now)
         one.refill(now: now)
-        let admitted = all.tokens >= 1 && one.tokens >= 1
+        let admitted = (solicited || all.tokens >= 1) && one.tokens >= 1
         if admitted {
-            _ = all.take(now: now)
+            if !solicited { _ = all.take(now: now) }
             _ = one.take(now: now)
         }
         total = all

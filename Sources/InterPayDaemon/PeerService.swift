@@ -82,6 +82,13 @@ struct PeerService: Service, UsesDaemonServices {
                     await engine.tick()
                     await pairing.tick()
                     trim.afterChurn(connectionsEnded: sessions.inboundConnectionsEnded)
+                    // What the peers' log budgets held back, said at most every 10 s (a line about no peer: never
+                    // held back itself).
+                    if let left = PeerLogBudget.shared.summary() {
+                        logger.notice(
+                            "\(left.lines) log lines from \(left.peers) peers suppressed",
+                            metadata: ["lines": "\(left.lines)", "peers": "\(left.peers)"])
+                    }
                     // Only cancellation ends the sleep early, and the loop's condition checks it.
                     try? await Task.sleep(for: .seconds(1))
                 }

@@ -31,8 +31,11 @@ struct SessionEventRouter: PaymentFrameSink {
         for await event in events {
             switch event {
             case .up(let info):
+                // The peer's log lines without an address share its address's budget.
+                PeerLogBudget.shared.associate(peer: info.peerID.shortDescription, host: info.host)
                 resolutionPriority?.sessionUp(name: info.name)
                 await engine.handle(.up(TransportLink.linkSession(info)))
+                await pairing?.sessionUp(info.peerID)
             case .down(let info, _):
                 resolutionPriority?.sessionDown(name: info.name)
                 await engine.handle(.down(TransportLink.linkSession(info)))

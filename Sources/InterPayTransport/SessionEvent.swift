@@ -28,6 +28,13 @@ public struct SessionInfo: Sendable, Hashable {
     /// Tells sessions apart: each session of a manager has its own number (a new session with the same peer has a
     /// new one).
     public let serial: UInt64
+
+    /// The peer's address without the port (`remoteAddress` is always written `host:port`): the source address that
+    /// per-address bounds count.
+    public var host: String {
+        guard let colon = remoteAddress.lastIndex(of: ":") else { return remoteAddress }
+        return String(remoteAddress[..<colon])
+    }
 }
 
 /// Something that happened to the sessions.

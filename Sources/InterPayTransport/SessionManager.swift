@@ -16,8 +16,10 @@ import Synchronization
 /// connection from the same dialer replaces an older one.
 ///
 /// Everything is bounded: one source address holds at most `maxUnauthenticatedPerAddress` of the unauthenticated
-/// places; at most `maxSessions` sessions are up (a new one evicts the idlest session of a peer that is not
-/// preferred, never a preferred one for one that is not); each session's inbound frames wait in a small buffer
+/// places; at most `maxSessions` sessions are up, and at most `sessionsPerAddress` of them dialed from one source
+/// address (a new one evicts a session as `EvictionPolicy` says: never a preferred peer's nor one with a pairing
+/// attempt in progress; first from its own address when that address holds its share, else from the address
+/// holding the most); each session's inbound frames wait in a small buffer
 /// and in `events` (or in the consumer `deliverPaymentFrames(to:)` names), and while those are full the session's
 /// socket is not read (no frame is dropped); each
 /// session's outbound queue holds at most `maxOutboundFrames` frames, and a peer that lets it fill is disconnected.
@@ -71,6 +73,8 @@ public actor SessionManager {
     /// The dial loops waiting for a peer's session to end (`waitForSessionEnd(of:)`), by peer and waiter number.
     private var sessionEndWaiters: [PeerID: [Int: CheckedContinuation<Void, Never>]] = [:]
     private var nextWaiter = 0
+    /// The peers with a pairing attempt in progress: their sessions are never evicted.
+    private var pairing: Set<PeerID> = []
 
     /// Creates a manager; nothing listens or dials before `start()` and `run()`.
     public init(identity: Identity, configuration: TransportConfiguration, logger: Logger) throws(TransportError) {
@@ -118,6 +122,12 @@ public actor SessionManager {
     public func preferenceChanged(for peer: PeerID) async {
         guard let session = sessions[peer] else { return }
         session.preferred = await isPreferred(peer)
+    }
+
+    /// Says whether a pairing attempt with `peer` is in progress (the daemon: from the local user's start until the
+    /// attempt ends): while it is, the peer's session is never evicted, however many fresh keys arrive.
+    public func setPairingInProgress(_ inProgress: Bool, for peer: PeerID) {
+        if inProgress { pairing.insert(peer) } else { pairing.remove(peer) }
     }
 
     private nonisolated func isPreferred(_ peer: PeerID) async -> Bool {
@@ -539,7 +549,7 @@ public actor SessionManager {
                 let session = SessionHandle(
                     info: info, dialer: dialer, channel: channel, outboundCapacity: configuration.maxOutboundFrames,
                     preferred: await isPreferred(peerID), logger: logger)
-                await confirmEvictionCandidate(for: peerID)
+                await confirmEvictionCandidate(for: info)
                 switch await register(session) {
                 case .registered:
                     break
@@ -549,6 +559,11 @@ public actor SessionManager {
                 case .full:
                     try? await outbound.write(.message(.close(reason: "too many sessions")))  // Closing anyway.
                     throw TransportError.handshakeFailed("\(configuration.maxSessions) sessions up, none to evict")
+                case .addressFull:
+                    // Closing anyway.
+                    try? await outbound.write(.message(.close(reason: "too many sessions from this address")))
+                    throw TransportError.handshakeFailed(
+                        "\(configuration.sessionsPerAddress) sessions from \(info.host) up, none to evict")
                 }
                 establishedPeer = peerID
                 let reason = await runSession(session, frames: &frames, outbound: outbound)
@@ -610,7 +625,10 @@ public actor SessionManager {
             } catch let error as FrameError {
                 logger.notice(
                     "frame over the size limit; session closed",
-                    metadata: ["peer": "\(peer.shortDescription)", "error": "\(error)"])
+                    metadata: [
+                        "peer": "\(peer.shortDescription)", "address": "\(session.info.remoteAddress)",
+                        "error": "\(error)",
+                    ])
                 session.enqueue(
                     .message(.error(.init(code: .limitExceeded, message: String(error.description.prefix(200))))))
                 reason = error.description
@@ -680,8 +698,8 @@ public actor SessionManager {
                 logger.notice(
                     "undecodable frame",
                     metadata: [
-                        "peer": "\(peer.shortDescription)", "type": "\(frame.header.type ?? "?")",
-                        "error": "\(frame.error)",
+                        "peer": "\(peer.shortDescription)", "address": "\(session.info.remoteAddress)",
+                        "type": "\(frame.header.type ?? "?")", "error": "\(frame.error)",
                     ])
                 if let answer = frame.answer { session.enqueue(.message(answer)) }
             }
@@ -696,6 +714,8 @@ public actor SessionManager {
         case duplicate
         /// `maxSessions` are up and none may be evicted for this one.
         case full
+        /// The new session's address holds `sessionsPerAddress` sessions and none of them may be evicted.
+        case addressFull
     }
 
     private func register(_ session: SessionHandle) -> Registration {
@@ -713,17 +733,23 @@ public actor SessionManager {
             events.yield(.up(session.info))
             return .registered
         }
-        if sessions.count >= configuration.maxSessions {
-            guard evictOne(for: session) else {
-                if let suppressed = unauthenticated.shouldLog(.sessionLimit) {
+        if let bound = evictionBound(for: session.info) {
+            guard evictOne(for: session, bound: bound) else {
+                let (event, what) =
+                    bound == .address
+                    ? (UnauthenticatedConnections.Event.addressSessionLimit, "session limit of one address")
+                    : (.sessionLimit, "session limit")
+                if let suppressed = unauthenticated.shouldLog(event) {
                     logger.notice(
-                        "session limit reached and no session to evict; connection closed",
+                        "\(what) reached and no session to evict; connection closed",
                         metadata: [
                             "peer": "\(peer.shortDescription)", "address": "\(session.info.remoteAddress)",
-                            "limit": "\(configuration.maxSessions)", "suppressed": "\(suppressed)",
+                            "limit":
+                                "\(bound == .address ? configuration.sessionsPerAddress : configuration.maxSessions)",
+                            "suppressed": "\(suppressed)",
                         ])
                 }
-                return .full
+                return bound == .address ? .addressFull : .full
             }
         }
         sessions[peer] = session
@@ -737,22 +763,47 @@ public actor SessionManager {
         return .registered
     }
 
-    /// Makes room for `newcomer` at `maxSessions`: closes the session idle longest among the peers that are not
-    /// preferred (never a preferred peer's). False when there is none.
-    private func evictOne(for newcomer: SessionHandle) -> Bool {
-        guard let victim = evictionCandidate(for: newcomer.info.peerID) else { return false }
+    /// Which bound a new session meets.
+    private enum Bound {
+        /// Its source address holds `sessionsPerAddress` sessions: one of that address's must make room.
+        case address
+        /// `maxSessions` are up: one of all must make room.
+        case total
+    }
+
+    /// The bound a new session `info` meets, if any: an inbound one from an address holding its share first.
+    private func evictionBound(for info: SessionInfo) -> Bound? {
+        guard sessions[info.peerID] == nil else { return nil }
+        if info.direction == .inbound,
+            sessions.values.count(where: { $0.info.host == info.host }) >= configuration.sessionsPerAddress
+        {
+            return .address
+        }
+        return sessions.count >= configuration.maxSessions ? .total : nil
+    }
+
+    /// Makes room for `newcomer` at `bound`: closes the session `EvictionPolicy` picks. False when there is none.
+    private func evictOne(for newcomer: SessionHandle, bound: Bound) -> Bool {
+        guard let victim = evictionCandidate(for: newcomer.info) else { return false }
         sessions.removeValue(forKey: victim.info.peerID)
         wakeWaiters(of: victim.info.peerID)
-        victim.endReason = "evicted: \(configuration.maxSessions) sessions up"
+        let limit = bound == .address ? configuration.sessionsPerAddress : configuration.maxSessions
+        victim.endReason =
+            bound == .address
+            ? "evicted: \(limit) sessions up from \(victim.info.host)" : "evicted: \(limit) sessions up"
         victim.finishOutbound()
         victim.channel.close(promise: nil)
-        if let suppressed = unauthenticated.shouldLog(.evicted) {
+        let (event, what) =
+            bound == .address
+            ? (UnauthenticatedConnections.Event.evictedForAddress, "session limit of one address")
+            : (.evicted, "session limit")
+        if let suppressed = unauthenticated.shouldLog(event) {
             logger.notice(
-                "session limit reached; idlest session evicted",
+                "\(what) reached; idlest session evicted",
                 metadata: [
                     "peer": "\(victim.info.name)", "id": "\(victim.info.peerID.shortDescription)",
-                    "for": "\(newcomer.info.peerID.shortDescription)", "limit": "\(configuration.maxSessions)",
-                    "suppressed": "\(suppressed)",
+                    "address": "\(victim.info.host)", "for": "\(newcomer.info.peerID.shortDescription)",
+                    "limit": "\(limit)", "suppressed": "\(suppressed)",
                 ])
         }
         // Removed from `sessions` here, so its read loop's end does not report it: report it now.
@@ -760,19 +811,26 @@ public actor SessionManager {
         return true
     }
 
-    /// The session a new one from `peer` would evict: at `maxSessions`, when `peer` has none yet, the session idle
-    /// longest among those of peers not preferred.
-    private func evictionCandidate(for peer: PeerID) -> SessionHandle? {
-        guard sessions[peer] == nil, sessions.count >= configuration.maxSessions else { return nil }
-        return sessions.values.filter { !$0.preferred }.min { $0.lastUsed < $1.lastUsed }
+    /// The session a new one `info` would evict, if it meets a bound: among its address's sessions when that
+    /// address holds its share, else among all, as `EvictionPolicy` picks (never a preferred peer's, nor one being
+    /// paired over).
+    private func evictionCandidate(for info: SessionInfo) -> SessionHandle? {
+        guard let bound = evictionBound(for: info) else { return nil }
+        let pool = bound == .address ? sessions.values.filter { $0.info.host == info.host } : Array(sessions.values)
+        let candidates = pool.map { session in
+            EvictionPolicy.Candidate(
+                peerID: session.info.peerID, host: session.info.host, lastUsed: session.lastUsed,
+                isProtected: session.preferred || pairing.contains(session.info.peerID))
+        }
+        return EvictionPolicy.victim(among: candidates).flatMap { sessions[$0] }
     }
 
-    /// Asks the predicate again about the session a new one from `peer` would evict, since its cached answer may
+    /// Asks the predicate again about the session a new one `info` would evict, since its cached answer may
     /// predate a pairing: until the candidate is confirmed as not preferred (or there is none), so that a peer
     /// paired since its last keepalive is not evicted.
-    private nonisolated func confirmEvictionCandidate(for peer: PeerID) async {
+    private nonisolated func confirmEvictionCandidate(for info: SessionInfo) async {
         for _ in 0..<configuration.maxSessions {
-            guard let candidate = await evictionCandidate(for: peer) else { return }
+            guard let candidate = await evictionCandidate(for: info) else { return }
             let preferred = await isPreferred(candidate.info.peerID)
             candidate.preferred = preferred
             if !preferred { return }

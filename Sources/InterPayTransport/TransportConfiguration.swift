@@ -30,6 +30,11 @@ public struct TransportConfiguration: Sendable {
     /// The most established sessions at once. A new session beyond it evicts the idlest session of a peer the
     /// daemon does not prefer (see `SessionManager.preferPeers(_:)`), or is refused when there is none.
     public var maxSessions: Int
+    /// The most of those `maxSessions` sessions whose peers dialed from one source address; nil for a quarter of
+    /// `maxSessions` (at least one). A new inbound session from an address that holds this many evicts that
+    /// address's idlest session (never a preferred peer's or one being paired over), or is refused: fresh keys from
+    /// one host then churn only that host's sessions.
+    public var maxSessionsPerAddress: Int?
     /// The frames queued for one peer and not yet written that tell a peer that does not read: one that lets this
     /// many pile up and reads nothing for 5 seconds, or lets eight times as many pile up, is disconnected. (A peer
     /// that reads slowly may take a burst, such as the resend of a long outbox, beyond this bound.)
@@ -42,7 +47,8 @@ public struct TransportConfiguration: Sendable {
         handshakeTimeout: Duration = .seconds(5), keepaliveInterval: Duration = .seconds(15),
         maxFrameSize: Int = Limits.maxFrameSize, reconnectBackoff: Backoff = Backoff(),
         maxUnauthenticated: Int = Self.defaultMaxUnauthenticated, maxUnauthenticatedPerAddress: Int? = nil,
-        maxSessions: Int = Self.defaultMaxSessions, maxOutboundFrames: Int = Self.defaultMaxOutboundFrames
+        maxSessions: Int = Self.defaultMaxSessions, maxSessionsPerAddress: Int? = nil,
+        maxOutboundFrames: Int = Self.defaultMaxOutboundFrames
     ) {
         self.displayName = displayName
         self.host = host
@@ -57,6 +63,7 @@ public struct TransportConfiguration: Sendable {
         self.maxUnauthenticated = maxUnauthenticated
         self.maxUnauthenticatedPerAddress = maxUnauthenticatedPerAddress
         self.maxSessions = maxSessions
+        self.maxSessionsPerAddress = maxSessionsPerAddress
         self.maxOutboundFrames = maxOutboundFrames
     }
 
@@ -65,6 +72,12 @@ public struct TransportConfiguration: Sendable {
 
     /// The default bound on established sessions.
     public static let defaultMaxSessions = 256
+
+    /// The bound on sessions from one source address: `maxSessionsPerAddress`, else a quarter of `maxSessions`
+    /// (at least one).
+    public var sessionsPerAddress: Int {
+        maxSessionsPerAddress ?? max(1, maxSessions / 4)
+    }
 
     /// The default bound on frames queued for one peer.
     public static let defaultMaxOutboundFrames = 1_024

@@ -55,6 +55,10 @@ final class UnauthenticatedConnections: Sendable {
         case evicted
         /// A session refused at the session limit, with no session to evict.
         case sessionLimit
+        /// A session evicted to make room for a new one from its address, which held its share of sessions.
+        case evictedForAddress
+        /// A session refused because its address held its share of sessions, with none of them to evict.
+        case addressSessionLimit
         /// A connection closed at the handshake deadline.
         case timedOut
         /// A connection that announced an oversize frame instead of `hello`.

@@ -153,6 +153,9 @@ struct PairingMachineTests {
             input: { $0.receive(.init(abort: bobAttempt, reason: "x"), now: t0) }, sends: [], failures: 0,
             phase: "idle"),
         Row(
+            name: "idle, session up: nothing", setup: { _ in },
+            input: { $0.sessionUp(now: t0) }, sends: [], failures: 0, phase: "idle"),
+        Row(
             name: "idle, start: commit", setup: { _ in },
             input: { $0.start(attemptID: aliceAttempt, nonce: aliceNonce, now: t0) }, sends: [.commit], failures: 0,
             phase: "committed"),
@@ -169,19 +172,33 @@ struct PairingMachineTests {
             input: { $0.receive(reveal(bobAttempt, bobNonce), now: t0) }, sends: [], failures: 0,
             phase: "committed"),
         Row(
-            name: "committed, abort of ours: ends, counted", setup: started,
-            input: { $0.receive(.init(abort: aliceAttempt, reason: "no"), now: t0) }, sends: [], failures: 1,
+            name: "committed, abort of ours: ends, not counted (nothing revealed)", setup: started,
+            input: { $0.receive(.init(abort: aliceAttempt, reason: "no"), now: t0) }, sends: [], failures: 0,
             phase: "idle"),
         Row(
             name: "committed, abort of another attempt: ignored", setup: started,
             input: { $0.receive(.init(abort: otherAttempt, reason: "no"), now: t0) }, sends: [], failures: 0,
             phase: "committed"),
         Row(
-            name: "committed, session lost: ends, counted", setup: started,
-            input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "idle"),
+            name: "committed, session lost: goes on, not counted", setup: started,
+            input: { $0.sessionLost(now: t0) }, sends: [], failures: 0, phase: "committed"),
         Row(
-            name: "committed, expiry: ends, counted", setup: started,
-            input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
+            name: "committed, session up: the commit again", setup: started,
+            input: { $0.sessionUp(now: t0) }, sends: [.commit], failures: 0, phase: "committed"),
+        Row(
+            name: "committed, session lost then up: the same commit again", setup: started,
+            input: { m in
+                _ = m.sessionLost(now: t0)
+                let again = m.sessionUp(now: t0.adding(seconds: 30))
+                return again.sentFrames == [commit(aliceAttempt, aliceNonce, from: alice)] ? again : []
+            }, sends: [.commit], failures: 0, phase: "committed"),
+        Row(
+            name: "committed, session up after expiry: ends, not counted, nothing sent", setup: started,
+            input: { $0.sessionUp(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 0,
+            phase: "idle"),
+        Row(
+            name: "committed, expiry: ends, not counted", setup: started,
+            input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 0,
             phase: "idle"),
         Row(
             name: "committed, confirm: no code", setup: started,
@@ -219,6 +236,9 @@ struct PairingMachineTests {
             name: "revealed, session lost: ends", setup: revealed,
             input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "idle"),
         Row(
+            name: "revealed, session up: nothing (the nonce is out)", setup: revealed,
+            input: { $0.sessionUp(now: t0) }, sends: [], failures: 1, phase: "revealed"),
+        Row(
             name: "revealed, expiry: ends", setup: revealed,
             input: { $0.tick(now: t0.adding(seconds: PairingMachine.codeLifetime)) }, sends: [], failures: 1,
             phase: "idle"),
@@ -237,6 +257,9 @@ struct PairingMachineTests {
         Row(
             name: "code, session lost: the code stays", setup: coded,
             input: { $0.sessionLost(now: t0) }, sends: [], failures: 1, phase: "codeReady"),
+        Row(
+            name: "code, session up: nothing", setup: coded,
+            input: { $0.sessionUp(now: t0) }, sends: [], failures: 1, phase: "codeReady"),
         Row(
             name: "code, wrong code: abort, ends", setup: coded,
             input: { $0.confirm(wrongCode, now: t0) }, sends: [.abort], failures: 1,
@@ -268,6 +291,9 @@ struct PairingMachineTests {
             name: "locked, session lost: still locked", setup: locked,
             input: { $0.sessionLost(now: t0) }, sends: [], failures: 0, phase: "locked"),
         Row(
+            name: "locked, session up: nothing", setup: locked,
+            input: { $0.sessionUp(now: t0) }, sends: [], failures: 0, phase: "locked"),
+        Row(
             name: "locked, its time passes: the lock lifts", setup: locked,
             input: { $0.tick(now: lockedUntil) }, sends: [], failures: 0, phase: "idle"),
     ]
@@ -281,22 +307,47 @@ struct PairingMachineTests {
         #expect(machine.lockout.failures == row.failures)
         #expect(machine.phaseName == row.phase)
         // Every attempt that ends without a pairing says so.
-        if row.phase == "idle" && row.failures > 0 {
+        var probe = PairingMachine(me: Self.alice, peer: Self.bob)
+        row.setup(&probe)
+        if probe.attemptID != nil, machine.attemptID == nil, !actions.contains(.paired) {
             #expect(actions.contains { if case .failed = $0 { true } else { false } })
         }
+        // Only a reveal counts.
+        let counted = actions.contains { if case .counted = $0 { true } else { false } }
+        #expect(counted == actions.sentFrames.contains { $0.step == .reveal })
     }
 
-    @Test("three failed attempts of any kind lock pairing for ten minutes, the peer's commits too; then it lifts")
+    @Test("three failed attempts that revealed lock pairing for ten minutes, the peer's commits too; then it lifts")
     func lockout() throws {
         var b = PairingMachine(me: Self.bob, peer: Self.alice)
         var now = Self.t0
-        // An abort, an expiry, and a wrong code.
-        _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
-        let first = try #require(b.attemptID)
-        #expect(b.receive(.init(abort: first, reason: "no"), now: now).contains(.counted(failures: 1)))
-        _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
+        // Attempts that revealed nothing count for nothing: an abort, an expiry, lost sessions.
+        for _ in 0..<5 {
+            _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
+            let attempt = try #require(b.attemptID)
+            _ = b.sessionLost(now: now)
+            #expect(
+                b.receive(.init(abort: attempt, reason: "no"), now: now).contains(
+                    .failed("the peer ended the pairing: no")))
+            _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
+            now = now.adding(seconds: PairingMachine.codeLifetime)
+            #expect(!b.tick(now: now).contains { if case .counted = $0 { true } else { false } })
+        }
+        #expect(b.lockout == .init())
+        // An abort after the reveal, an expiry after the reveal, and a wrong code.
+        var attempt = UUID()
+        _ = b.start(attemptID: attempt, nonce: Self.bobNonce, now: now)
+        #expect(
+            b.receive(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice), now: now).contains(
+                .counted(failures: 1)))
+        _ = b.receive(.init(abort: attempt, reason: "no"), now: now)
+        attempt = UUID()
+        _ = b.start(attemptID: attempt, nonce: Self.bobNonce, now: now)
+        #expect(
+            b.receive(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice), now: now).contains(
+                .counted(failures: 2)))
         now = now.adding(seconds: PairingMachine.codeLifetime)
-        #expect(b.tick(now: now).contains(.counted(failures: 2)))
+        #expect(b.tick(now: now).contains(.failed("the peer did not reveal its nonce in time")))
         _ = b.start(attemptID: UUID(), nonce: Self.bobNonce, now: now)
         let afterCommit = b.receive(Self.commit(Self.aliceAttempt, Self.aliceNonce, from: Self.alice), now: now)
         #expect(afterCommit.contains(.counted(failures: 3)))

@@ -41,4 +41,36 @@ struct PairingRateLimiterTests {
         let admitted6 = limiter.admit(fresh, now: t0 + .seconds(1))
         #expect(admitted6)
     }
+
+    @Test("a solicited commit passes a flood of unsolicited ones: only its own peer's budget applies")
+    func solicitedPassesTheFlood() {
+        var limiter = PairingRateLimiter()
+        let t0 = ContinuousClock.now
+        // 400 fresh keys use up the shared budget at once.
+        let strangers = (0..<400).filter { index in
+            limiter.admit(PeerID(subjectPublicKeyInfoDER: Array("stranger-\(index)".utf8)), now: t0)
+        }.count
+        #expect(strangers == Int(limiter.totalBurst))
+        // Bob, whose pairing the user started, is not held to it (before the fix: dropped).
+        let solicited = limiter.admit(Self.bob, solicited: true, now: t0)
+        #expect(solicited)
+        let unsolicited = limiter.admit(Self.alice, now: t0)
+        #expect(!unsolicited)
+        // Bob's own budget still applies, and his solicited commits leave the shared budget alone.
+        let bobs = (0..<10).filter { _ in limiter.admit(Self.bob, solicited: true, now: t0) }.count
+        #expect(bobs == Int(limiter.peerBurst) - 1)
+        let later = limiter.admit(Self.alice, now: t0 + .seconds(1))
+        #expect(later)
+    }
+
+    @Test("'wants to pair' notices are bounded daemon-wide, and the next one says how many were held back")
+    func noticeBudget() {
+        var notices = PairingCoordinator.NoticeBudget()
+        let t0 = ContinuousClock.now
+        let shown = (0..<400).compactMap { _ in notices.admit(now: t0) }
+        #expect(shown.count == Int(notices.burst))
+        #expect(shown.allSatisfy { $0 == 0 })
+        #expect(notices.admit(now: t0 + .seconds(1)) == nil)
+        #expect(notices.admit(now: t0 + .seconds(7)) == 400 - Int(notices.burst) + 1)
+    }
 }

@@ -143,4 +143,57 @@ struct LogSafetyTests {
         #expect(budget.admit("p", now: start) == nil)
         #expect(budget.admit("p", now: start + .seconds(2)) == 2)
     }
+
+    @Test("400 fresh keys on one address get that address's budget, not 400 budgets; another address keeps its own")
+    func perAddressBudget() {
+        let budget = PeerLogBudget(addressBurst: 60, addressPerSecond: 0.0001, totalBurst: 1_000)
+        let now = ContinuousClock.now
+        var written = 0
+        for index in 0..<400 {
+            let key = "FRESH\(index)"
+            // Its session came up from the flooding host; its lines name only its ID, or its address too.
+            budget.associate(peer: key, host: "198.18.0.9")
+            for _ in 0..<3 where budget.admit(key, now: now) != nil { written += 1 }
+            if budget.admit(key, address: "198.18.0.9:\(40_000 + index)", now: now) != nil { written += 1 }
+        }
+        // Before: 30 per key (1,600 lines); now the address's burst.
+        #expect(written == 60)
+        #expect(budget.admit("BOB", address: "198.18.0.2:7420", now: now) == 0)
+        let summary = budget.summary(now: now)
+        #expect(summary?.lines == 1_600 - 60)
+        // The first 15 keys' 60 lines passed whole: the other 385 keys each lost some.
+        #expect(summary?.peers == 385)
+        #expect(budget.summary(now: now + .seconds(1)) == nil, "nothing new, and too soon anyway")
+    }
+
+    @Test("all peers together stay within the daemon-wide budget, whatever their addresses")
+    func daemonWideBudget() {
+        let budget = PeerLogBudget(totalBurst: 100, totalPerSecond: 0.0001)
+        let now = ContinuousClock.now
+        let written = (0..<1_000).filter { index in
+            budget.admit("FRESH\(index)", address: "198.18.\(index / 250).\(index % 250)", now: now) != nil
+        }.count
+        #expect(written == 100)
+        #expect(budget.summary(now: now).map { [$0.lines, $0.peers] } == [900, 900])
+        #expect(budget.admit("LATE", now: now) == nil)
+        #expect(budget.summary(now: now + .seconds(5)) == nil, "at most one summary per interval")
+        #expect(budget.summary(now: now + .seconds(10)).map { [$0.lines, $0.peers] } == [1, 1])
+    }
+
+    @Test("a flood of peer lines hides neither errors nor the lines the local user caused")
+    func userLinesKept() {
+        let lines = Mutex<[String]>([])
+        let budget = PeerLogBudget(totalBurst: 10, totalPerSecond: 0.0001)
+        let handler = DaemonLogHandler(level: .info, style: .journal, budget: budget) { line in
+            lines.withLock { $0.append(line) }
+        }
+        let logger = Logger(label: "test") { _ in handler }
+        for index in 0..<500 { logger.notice("undecodable frame", metadata: ["peer": "FRESH\(index)"]) }
+        logger.notice("peer paired", metadata: ["peer": "bob", "id": "BOBBBBB", "cause": DaemonLogHandler.userCause])
+        logger.notice("session up", metadata: ["peer": "carol", "id": "CAROLLL", "address": "198.18.0.3:1"])
+        let written = lines.withLock { $0 }
+        #expect(written.filter { $0.contains("undecodable") }.count == 10)
+        #expect(written.contains { $0.contains("peer paired") })
+        #expect(!written.contains { $0.contains("CAROLLL") }, "the daemon-wide budget holds for every peer")
+    }
 }

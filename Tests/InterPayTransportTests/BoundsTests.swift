@@ -28,7 +28,11 @@ struct BoundsTests {
 
     @Test("at the session limit the idlest unpreferred session is evicted, a preferred one never")
     func evictionOrder() async throws {
-        let server = try await TestPeer(name: "Server") { $0.maxSessions = 3 }
+        // Every test peer dials from 127.0.0.1: this test is about the total, so one address may hold all.
+        let server = try await TestPeer(name: "Server") {
+            $0.maxSessions = 3
+            $0.maxSessionsPerAddress = 10
+        }
         let paired = try await TestPeer(name: "Paired")
         let preferred = paired.id
         server.manager.preferPeers { $0 == preferred }
@@ -69,7 +73,11 @@ struct BoundsTests {
 
     @Test("at the session limit with only preferred sessions, a new unpreferred peer is refused")
     func refusedWhenAllPreferred() async throws {
-        let server = try await TestPeer(name: "Server") { $0.maxSessions = 1 }
+        // Every test peer dials from 127.0.0.1: this test is about the total, so one address may hold all.
+        let server = try await TestPeer(name: "Server") {
+            $0.maxSessions = 1
+            $0.maxSessionsPerAddress = 10
+        }
         let paired = try await TestPeer(name: "Paired")
         let preferred = paired.id
         server.manager.preferPeers { $0 == preferred }
@@ -87,7 +95,11 @@ struct BoundsTests {
 
     @Test("a peer no longer preferred (its pairing forgotten) can be evicted as soon as the manager is told")
     func preferenceChangedAfterSessionUp() async throws {
-        let server = try await TestPeer(name: "Server") { $0.maxSessions = 1 }
+        // Every test peer dials from 127.0.0.1: this test is about the total, so one address may hold all.
+        let server = try await TestPeer(name: "Server") {
+            $0.maxSessions = 1
+            $0.maxSessionsPerAddress = 10
+        }
         let formerlyPaired = try await TestPeer(name: "FormerlyPaired")
         let pairedIDs = Mutex<Set<PeerID>>([formerlyPaired.id])
         server.manager.preferPeers { peer in pairedIDs.withLock { $0.contains(peer) } }
@@ -100,6 +112,53 @@ struct BoundsTests {
         #expect(await server.manager.currentSessions().map(\.peerID) == [stranger.id])
         #expect(!server.refusals().contains { $0.contains("sessions up, none to evict") })
         for peer in [server, formerlyPaired, stranger] { await peer.stop() }
+    }
+
+    @Test("an address holding its share of sessions evicts its own idlest for a new one")
+    func perAddressShare() async throws {
+        let server = try await TestPeer(name: "Server") {
+            $0.maxSessions = 10
+            $0.maxSessionsPerAddress = 2
+        }
+        let first = try await TestPeer(name: "First")
+        let second = try await TestPeer(name: "Second")
+        let third = try await TestPeer(name: "Third")
+        await connect(first, to: server)
+        await connect(second, to: server)
+        await connect(third, to: server)
+        #expect(Set(await server.manager.currentSessions().map(\.peerID)) == [second.id, third.id])
+        await eventually("the eviction is reported") {
+            server.events.contains {
+                if case .down(let info, "evicted") = $0 { info.peerID == first.id } else { false }
+            }
+        }
+        for peer in [server, first, second, third] { await peer.stop() }
+    }
+
+    @Test("a session with a pairing attempt in progress is never evicted, however idle; once it ends it may be")
+    func pairingProtected() async throws {
+        let server = try await TestPeer(name: "Server") {
+            $0.maxSessions = 2
+            $0.maxSessionsPerAddress = 2
+        }
+        let pairing = try await TestPeer(name: "Pairing")
+        await connect(pairing, to: server)
+        await server.manager.setPairingInProgress(true, for: pairing.id)
+        var flood: [TestPeer] = []
+        for index in 0..<4 {
+            let peer = try await TestPeer(name: "Fresh\(index)")
+            await connect(peer, to: server)
+            flood.append(peer)
+            #expect(await server.manager.currentSessions().contains { $0.peerID == pairing.id })
+        }
+        #expect(
+            !server.events.contains { if case .down(let info, _) = $0 { info.peerID == pairing.id } else { false } })
+        // The attempt ended: the idlest session goes next.
+        await server.manager.setPairingInProgress(false, for: pairing.id)
+        let last = try await TestPeer(name: "Last")
+        await connect(last, to: server)
+        #expect(!(await server.manager.currentSessions().contains { $0.peerID == pairing.id }))
+        for peer in [server, pairing, last] + flood { await peer.stop() }
     }
 
     // MARK: Inbound: no frame lost
