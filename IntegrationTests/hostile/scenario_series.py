@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import sqlite3
-import subprocess
 import time
 import uuid
 
@@ -228,17 +227,8 @@ def impostor(h):
 
 
 def signed_receipt(identity, fields):
-    """The receipt text (PROTOCOL.md §17.2) of `fields`, signed with `identity`'s key through the openssl CLI."""
-    receipt = dict(fields, payeeKey=wire.certificate_spki(identity["cert"]).hex())
-    text = json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", identity["key"]], input=text.encode(),
-                         check=True, capture_output=True).stdout
-    # DER SEQUENCE { INTEGER r, INTEGER s } to r || s, 32 bytes each.
-    r_length = der[3]
-    r = der[4:4 + r_length]
-    s = der[4 + r_length + 2:]
-    receipt["signature"] = (r[-32:].rjust(32, b"\0") + s[-32:].rjust(32, b"\0")).hex()
-    return json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The receipt text (PROTOCOL.md §17.2) of `fields`, signed with `identity`'s key (the shared helper)."""
+    return wire.signed_receipt(identity, fields)
 
 
 def receipt_rate(h):

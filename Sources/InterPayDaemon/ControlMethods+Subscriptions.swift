@@ -42,21 +42,8 @@ extension ControlMethods {
     /// Whether `text` is `peer`'s ID, in full or its short form (at least its first 7 characters), read as §4 reads
     /// an ID: case, `-` and spaces do not matter, and `0`, `1`, `8` stand for `O`, `I`, `B`. A name never is.
     static func names(_ text: String, peer: PeerID) -> Bool {
-        func normalized(_ text: String) -> String {
-            String(
-                text.uppercased().compactMap { character -> Character? in
-                    switch character {
-                    case "-", " ": nil
-                    case "0": "O"
-                    case "1": "I"
-                    case "8": "B"
-                    default: character
-                    }
-                })
-        }
-        let given = normalized(text)
-        let full = normalized(peer.description)
-        return given.count >= 7 && full.hasPrefix(given)
+        let given = PeerID.compactPrefix(text)
+        return given.count >= 7 && peer.compactDescription.hasPrefix(given)
     }
 
     /// `decline {series, reason?}`: declines a series offered to us.
