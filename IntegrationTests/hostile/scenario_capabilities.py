@@ -101,7 +101,8 @@ def run(h):
             "a series offer from a peer without 'subscriptions' is answered unknown-type", wire.describe(answer))
     h.check(series_of(alice, offer["seriesID"]) == [], "the offer is not stored")
 
-    # An offer made while the peer announced `subscriptions`, approved once the peer's session no longer does.
+    # An offer made while the peer announced `subscriptions`, approved once the peer's session no longer does (with
+    # --peer: the peer is not paired, S-IMPOSTOR).
     conn = reconnect(h, alice, mallory, conn, BOTH)
     offer = dict(offer, messageID=str(uuid.uuid4()), seriesID=str(uuid.uuid4()))
     conn.send(offer)
@@ -110,7 +111,7 @@ def run(h):
     h.check(answer is not None and answer.get("action") == "ack", "with the capability the offer is taken",
             wire.describe(answer))
     conn = reconnect(h, alice, mallory, conn, [])
-    approved = alice.interpay("approve", offer["seriesID"])
+    approved = alice.interpay("approve", offer["seriesID"], "--peer", mallory["id"][:7])
     h.check(approved.returncode != 0 and "subscriptions" in approved.stdout + approved.stderr,
             "approving it on a session without 'subscriptions' fails (exit %d), naming the capability"
             % approved.returncode, approved.stdout + approved.stderr)
@@ -119,7 +120,7 @@ def run(h):
 
     # A series approved with the capability; its period's request comes on a session without it.
     conn = reconnect(h, alice, mallory, conn, BOTH)
-    approved = alice.interpay("approve", offer["seriesID"])
+    approved = alice.interpay("approve", offer["seriesID"], "--peer", mallory["id"][:7])
     h.check(approved.returncode == 0, "with the capability back, alice approves the series", approved.stderr[-300:])
     conn = reconnect(h, alice, mallory, conn, [])
     sid = offer["seriesID"]

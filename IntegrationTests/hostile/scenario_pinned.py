@@ -52,7 +52,7 @@ def run(h):
     conn.send(frame)
     conn.answer_to(frame["messageID"])
     listing = alice.interpay("list").stdout
-    h.check('bob (announces "landlord") [name changed]' in listing,
+    h.check('bob (%s) (announces "landlord") [name changed]' % bob["id"][:7] in listing,
             "list shows the paired name with the announced one flagged", listing[-400:])
     peers = json.loads(alice.interpay("peers", "--json").stdout)["peers"]
     row = [p for p in peers if p["id"] == bob["id"]]
@@ -67,7 +67,8 @@ def run(h):
     out = alice.interpay("rename", bob["id"][:7], "Robert")
     h.check(out.returncode == 0, "interpay rename changes the kept name", out.stderr)
     listing = alice.interpay("list").stdout
-    h.check('Robert (announces "landlord") [name changed]' in listing, "list shows the new kept name",
+    h.check('Robert (%s) (announces "landlord") [name changed]' % bob["id"][:7] in listing,
+            "list shows the new kept name",
             listing[-300:])
     stranger = h.identity("stranger")
     other = h.connect(alice, stranger, name="stranger")
