@@ -138,10 +138,18 @@ struct SeriesEngineTests {
         }
         await alice.engine.tick()
         MemoryLink.connect(alice.link, bob.link)
-        await eventually("period 0 accepted on both sides") {
+        // With the whole suite running beside it on a loaded machine, the resend after the reconnect once took
+        // longer than the default 30 s: the wait is longer here, and a failure says what each side holds.
+        await eventually("period 0 accepted on both sides", timeout: .seconds(90)) {
             (try? await alice.database.payment(id: first))?.state == .accepted
         }
-        #expect(try await Self.payments(of: series.id, in: bob).count == 1)
+        let onBob = try await Self.payments(of: series.id, in: bob)
+        let onAlice = try await alice.database.payment(id: first)
+        let outbox = try await alice.database.outbox(peerID: bob.id)
+        #expect(
+            onBob.count == 1,
+            "bob: \(onBob.map { "\($0.seriesIndex ?? -1):\($0.state)" }), alice: \(String(describing: onAlice?.state)), outbox \(outbox.count), sessions \(alice.link.session(with: bob.id) != nil)/\(bob.link.session(with: alice.id) != nil)"
+        )
         await alice.stop()
         await bob.stop()
     }
