@@ -73,7 +73,9 @@ out=$(on bob approve "${a:0:8}" --max 6 --peer "$alice_id")
 if [[ $out == *approved*"every $period s (test period)"*"cap 6.00 EUR"*"12 periods"* ]]; then pass "approve --max 6: $out"; else fail "approve: $out"; fi
 if eventually 5 series_is alice "$a" approved; then pass "alice sees the approval"; else fail "approval on alice: $(series_field alice "$a" state)"; fi
 if eventually 5 periods_are bob "$a" "0:accepted"; then pass "period 0 accepted automatically on bob"; else fail "period 0 on bob: $(periods bob "$a")"; fi
-if eventually 5 periods_are alice "$a" "0:accepted"; then pass "and alice has it accepted"; else fail "period 0 on alice: $(periods alice "$a")"; fi
+# Periods of 4 s: on a loaded machine the next ones may already be due when alice is asked; period 0 is what counts.
+period0_accepted() { [[ $(periods "$1" "$2") == "0:accepted"* ]]; }
+if eventually 5 period0_accepted alice "$a"; then pass "and alice has it accepted"; else fail "period 0 on alice: $(periods alice "$a")"; fi
 first=$(series_payments bob "$a" | sed -n 1p)
 if on bob show "$first" | grep -q "accepted automatically"; then pass "bob's show says it was accepted automatically"; else fail "show: $(on bob show "$first")"; fi
 if on bob history | grep -q "gym"; then pass "the period is in bob's history like any payment"; else fail "history: $(on bob history)"; fi
