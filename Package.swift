@@ -57,6 +57,12 @@ let package = Package(
         ),
 
         // MARK: Services
+        // NIO's async channels guarded so that one dropped unserved (a listener closing) cannot trap the process.
+        .target(
+            name: "InterPayChannels",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "InterPayDiscovery",
             dependencies: [
@@ -68,7 +74,7 @@ let package = Package(
         .target(
             name: "InterPayTransport",
             dependencies: [
-                "InterPayCore",
+                "InterPayChannels", "InterPayCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -96,7 +102,7 @@ let package = Package(
         .target(
             name: "InterPayControl",
             dependencies: [
-                "InterPayCore",
+                "InterPayChannels", "InterPayCore",
                 "InterPayJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Glibc
+import InterPayChannels
 public import Logging
 import NIOCore
 import NIOPosix
@@ -23,8 +24,7 @@ public actor ControlServer {
     /// The effective uid of this process; peers with the same uid are allowed.
     private nonisolated let daemonUID: UInt32
 
-    /// Accepted connections not yet taken by `serve` (see `PendingConnections`).
-    private nonisolated let pending = PendingConnections()
+    /// The listener, while bound.
     private var server: NIOAsyncChannel<Connection, Never>?
     private var socketIdentity: ControlSocketFile.Identity?
 
@@ -66,7 +66,6 @@ public actor ControlServer {
             try ControlSocketFile.removeStale(path)
         }
 
-        pending.reopen()
         let bound: NIOAsyncChannel<Connection, Never>
         // bind(2) creates the socket file with the mode the umask leaves; with 0177 it is born 0600 and only then
         // opened up to its configured mode, so it never exists with a looser one. The umask is per process: other
@@ -128,8 +127,8 @@ public actor ControlServer {
             // Closing the listener on cancellation may surface as an error; that is a normal stop.
             if !Task.isCancelled { failure = error }
         }
-        // Connections accepted while the listener closed never reached the loop above.
-        await pending.closeAll()
+        // Connections accepted while the listener closed never reached the loop above: NIO dropped them, and their
+        // guards (`GuardedAsyncChannel`) closed them.
         if let failure { throw failure }
     }
 
@@ -137,7 +136,8 @@ public actor ControlServer {
 
     /// An accepted connection and who is on the other end.
     struct Connection: Sendable {
-        let channel: NIOAsyncChannel<ControlLine, ByteBuffer>
+        /// Guarded: NIO drops connections accepted while the listener closes (`GuardedAsyncChannel`).
+        let channel: GuardedAsyncChannel<ControlLine, ByteBuffer>
         /// nil when the kernel would not tell.
         let peer: PeerCredentials?
     }
@@ -145,17 +145,14 @@ public actor ControlServer {
     /// Reads the peer's credentials and sets up line framing (runs on the connection's event loop).
     private nonisolated func configurePipeline(_ channel: any Channel) -> EventLoopFuture<Connection> {
         let maxLineLength = configuration.maxLineLength
-        let pending = self.pending
         return PeerCredentials.of(channel)
             .map { Optional($0) }
             .recover { _ in nil }
             .flatMapThrowing { peer in
-                let asyncChannel = try pending.admit(channel) {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(ControlLineDecoder(maxLength: maxLineLength)))
-                    return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-                return Connection(channel: asyncChannel, peer: peer)
+                try channel.pipeline.syncOperations.addHandler(
+                    ByteToMessageHandler(ControlLineDecoder(maxLength: maxLineLength)))
+                let asyncChannel = try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                return Connection(channel: GuardedAsyncChannel(asyncChannel), peer: peer)
             }
     }
 
@@ -170,9 +167,9 @@ public actor ControlServer {
     /// Runs one connection to its end; never throws.
     private nonisolated func serve(_ connection: Connection) async {
         let peerMetadata: Logger.MetadataValue = "\(connection.peer.map(\.description) ?? "unknown")"
-        guard pending.take(connection.channel.channel) else { return }
+        guard let channel = connection.channel.take() else { return }
         do {
-            try await connection.channel.executeThenClose { inbound, outbound in
+            try await channel.executeThenClose { inbound, outbound in
                 guard let peer = connection.peer, isAllowed(peer) else {
                     let message =
                         connection.peer.map { "permission denied: uid \($0.uid) is not allowed" }

@@ -123,9 +123,11 @@ actor PairingCoordinator {
     }
 
     /// Where pairing with `peer` stands now (a lockout recorded in the ledger included).
+    /// Asking creates no state: a peer without an attempt in progress is read from the ledger and forgotten again
+    /// (`interpay peers` asks for every peer it lists).
     func status(of peer: PeerID, now: Timestamp = .now) async -> Status {
-        await load(peer)
-        guard let machine = machines[peer] else { return Status(phase: "idle") }
+        let machine: PairingMachine
+        if let existing = machines[peer] { machine = existing } else { machine = await stored(peer) }
         let failures = machine.lockout.failures
         switch machine.phase {
         case .idle:
@@ -212,6 +214,13 @@ actor PairingCoordinator {
     /// Creates the machine for `peer` with the lockout recorded in the ledger, unless it exists.
     private func load(_ peer: PeerID) async {
         guard machines[peer] == nil else { return }
+        let machine = await stored(peer)
+        // Another call may have created it while the ledger was read.
+        if machines[peer] == nil { machines[peer] = machine }
+    }
+
+    /// A machine for `peer` with the lockout recorded in the ledger, not kept.
+    private func stored(_ peer: PeerID) async -> PairingMachine {
         var lockout = PairingMachine.Lockout()
         do {
             if let record = try await database.pairingLockout(for: peer) {
@@ -223,8 +232,7 @@ actor PairingCoordinator {
                 "pairing lockout unreadable", metadata: ["id": "\(peer.shortDescription)", "error": "\(error)"])
             lockout = .init(failures: 0, lockedUntil: Timestamp.now.adding(seconds: PairingMachine.lockoutDuration))
         }
-        // Another call may have created it while the ledger was read.
-        if machines[peer] == nil { machines[peer] = PairingMachine(me: me, peer: peer, lockout: lockout) }
+        return PairingMachine(me: me, peer: peer, lockout: lockout)
     }
 
     /// What one step of a machine asks for: its actions, and whether its lockout changed (to be written first).

@@ -107,9 +107,11 @@ struct PeerService: Service, UsesDaemonServices {
                 break
             }
             logger.info("shutting down")
+            // One direction: nothing is dialed or accepted from here on, then the peers are told, then their
+            // sessions get a moment to close in order (at most a second) before everything is cancelled.
+            await sessions.beginShutdown()
             await sessions.closeAll(reason: "shutting down")
-            // A grace for the closing frames; cancelled only when the daemon is stopping anyway.
-            try? await Task.sleep(for: .milliseconds(100))
+            await sessions.waitForSessionsToEnd(within: .seconds(1))
             group.cancelAll()
         }
         if let failure = listenerFailure {

@@ -1,4 +1,5 @@
 import Foundation
+import InterPayChannels
 public import InterPayCore
 public import Logging
 import NIOCore
@@ -36,6 +37,8 @@ public actor SessionManager {
     /// looks at.
     public nonisolated var inboundConnectionsEnded: Int { endedInbound.load(ordering: .relaxed) }
     private nonisolated let endedInbound = Atomic<Int>(0)
+    /// Set by `beginShutdown()`: from then on nothing is dialed, accepted or registered.
+    private nonisolated let stopping = Atomic<Bool>(false)
 
     /// The protocol versions this side speaks (advertised in TXT `v`, negotiated in `hello`).
     public nonisolated var versions: ClosedRange<Int> { configuration.versions }
@@ -194,6 +197,7 @@ public actor SessionManager {
     /// `expectedPeerID` is the ID discovery announced for that address: the peer's key must match it. Without it
     /// (a static peer) the first key seen is pinned for that address.
     public func maintainConnection(key: String, host: String, port: Int, expectedPeerID: PeerID?) {
+        guard !isStopping else { return }
         nextGeneration += 1
         let existing = targets[key]
         targets[key] = DialTarget(
@@ -266,6 +270,30 @@ public actor SessionManager {
         sessions.values.map(\.info).sorted { $0.name < $1.name }
     }
 
+    /// Starts the stop, in one direction: the listener closes, no target is dialed again, a connection accepted or
+    /// dialed from now on is closed before any TLS work, and a handshake that ends now registers no session. The
+    /// sessions that are up stay until `closeAll(reason:)`; `run()` ends when its task is cancelled.
+    public func beginShutdown() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        dialCommands?.finish()
+        server?.channel.close(promise: nil)
+        targets.removeAll()
+        for peer in Array(sessionEndWaiters.keys) { wakeWaiters(of: peer) }
+    }
+
+    /// Whether `beginShutdown()` was called.
+    public nonisolated var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Waits until no session is up or `timeout` has passed (after `closeAll(reason:)`: the peers' close frames and
+    /// our close_notify had their chance).
+    public func waitForSessionsToEnd(within timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        while !sessions.isEmpty, ContinuousClock.now < deadline, !Task.isCancelled {
+            // Only cancellation ends the sleep early, and the loop's condition checks it.
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Closes every session, telling each peer why.
     public func closeAll(reason: String) {
         for session in sessions.values {
@@ -277,7 +305,7 @@ public actor SessionManager {
     private func maintain(key: String) async {
         guard let generation = targets[key]?.generation else { return }
         var attempt = 0
-        while !Task.isCancelled, let target = targets[key], target.generation == generation {
+        while !Task.isCancelled, !isStopping, let target = targets[key], target.generation == generation {
             if let id = target.expectedPeerID, sessions[id] != nil {
                 // Up through the peer's dial (ours would be running it): nothing to do until it ends.
                 attempt = 0
@@ -374,7 +402,8 @@ public actor SessionManager {
     /// A connection before its handshake, with the timer that closes it if the handshake is too slow and, for an
     /// inbound one, its place among the unauthenticated connections.
     struct PendingConnection: Sendable {
-        let channel: NIOAsyncChannel<InboundFrame, OutboundFrame>
+        /// Guarded: NIO drops connections accepted while the listener closes (`GuardedAsyncChannel`).
+        let channel: GuardedAsyncChannel<InboundFrame, OutboundFrame>
         let deadline: Scheduled<Void>
         let slot: UnauthenticatedConnections.Slot?
     }
@@ -388,6 +417,11 @@ public actor SessionManager {
         -> EventLoopFuture<PendingConnection>
     {
         let inbound = expectedPeerID == nil && channel.parent != nil
+        if isStopping {
+            // Accepted or dialed while the daemon stops: closed before TLS, without a word in the log.
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(TransportError.handshakeFailed("shutting down"))
+        }
         var slot: UnauthenticatedConnections.Slot?
         if inbound {
             let source = channel.remoteAddress?.ipAddress ?? "?"
@@ -462,7 +496,7 @@ public actor SessionManager {
             let asyncChannel = try NIOAsyncChannel<InboundFrame, OutboundFrame>(
                 wrappingChannelSynchronously: channel,
                 configuration: .init(backPressureStrategy: Self.inboundBackPressure))
-            return PendingConnection(channel: asyncChannel, deadline: deadline, slot: slot)
+            return PendingConnection(channel: GuardedAsyncChannel(asyncChannel), deadline: deadline, slot: slot)
         }
     }
 
@@ -482,11 +516,12 @@ public actor SessionManager {
     ) async
         -> PeerID?
     {
-        let channel = pending.channel.channel
+        guard let asyncChannel = pending.channel.take() else { return nil }
+        let channel = asyncChannel.channel
         let remote = Self.describe(channel.remoteAddress) ?? "?"
         var establishedPeer: PeerID?
         do {
-            try await pending.channel.executeThenClose { inbound, outbound in
+            try await asyncChannel.executeThenClose { inbound, outbound in
                 var frames = inbound.makeAsyncIterator()
                 let ours = PaymentMessage.Hello(
                     minVersion: configuration.versions.lowerBound, maxVersion: configuration.versions.upperBound,
@@ -559,6 +594,9 @@ public actor SessionManager {
                 case .full:
                     try? await outbound.write(.message(.close(reason: "too many sessions")))  // Closing anyway.
                     throw TransportError.handshakeFailed("\(configuration.maxSessions) sessions up, none to evict")
+                case .stopping:
+                    try? await outbound.write(.message(.close(reason: "shutting down")))  // Closing anyway.
+                    throw TransportError.handshakeFailed("shutting down")
                 case .addressFull:
                     // Closing anyway.
                     try? await outbound.write(.message(.close(reason: "too many sessions from this address")))
@@ -575,6 +613,8 @@ public actor SessionManager {
                 }
             }
         } catch {
+            // Stopping: the handshakes cut short say nothing per peer.
+            if isStopping { return establishedPeer }
             let reason = (error as? TransportError)?.description ?? String(describing: error)
             if case TransportError.peerIDMismatch = error {
                 logger.warning("peer refused: \(reason)", metadata: ["address": "\(remote)"])
@@ -716,10 +756,14 @@ public actor SessionManager {
         case full
         /// The new session's address holds `sessionsPerAddress` sessions and none of them may be evicted.
         case addressFull
+        /// `beginShutdown()` was called.
+        case stopping
     }
 
     private func register(_ session: SessionHandle) -> Registration {
         let peer = session.info.peerID
+        // Stopping: a handshake that ends now brings no session up (the caller closes it, as for a full table).
+        if isStopping { return .stopping }
         if let existing = sessions[peer] {
             let keepNew =
                 existing.dialer == session.dialer || session.dialer == min(identity.peerID, peer)
