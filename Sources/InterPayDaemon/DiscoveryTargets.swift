@@ -11,6 +11,13 @@ import InterPayCore
 /// (newest last; the oldest is dropped first), so announcements cannot grow them without bound; an instance that
 /// disappears takes its targets with it unless another instance still announces the same one. (A goodbye can be
 /// spoofed too: the daemon keeps dialing a peer that has a session when its instance "disappears".)
+///
+/// Announcements also cost dials: 200 fake instances whose SRV records pointed at a third host once made a daemon
+/// dial that host 1,826 times in 90 s, and every daemon of the LAN does the same. So one host address is the target
+/// of at most `maxPerHost` targets and there are at most `maxTotal` in all: a target beyond either is not dialed
+/// (the targets already kept stay: announced first, most likely the real peers, who dial us anyway). The session
+/// manager gives up on a target whose handshakes never succeeded after `giveUpAfter` tries, until its announcement
+/// changes.
 struct DiscoveryTargets: Sendable {
     /// One address to dial, expecting one peer ID there.
     struct Target: Sendable, Hashable {
@@ -30,12 +37,29 @@ struct DiscoveryTargets: Sendable {
 
     /// Targets kept per instance.
     static let maxPerInstance = 4
+    /// Targets at one host address (a host runs one daemon per user at most; a few users share a till).
+    static let maxPerHost = 8
+    /// Targets in all (the session manager's default session bound).
+    static let maxTotal = 256
+    /// Dials of a target that never completed a handshake before the session manager gives up on it.
+    static let giveUpAfter = 6
+
+    /// Targets not dialed because of `maxPerHost` or `maxTotal`, since the start.
+    private(set) var refused = 0
 
     private var byInstance: [String: [Target]] = [:]
 
     /// An instance was resolved (appeared or changed) to `target`.
     mutating func resolved(instance: String, to target: Target) -> [Command] {
         var targets = byInstance[instance, default: []]
+        if !isAnnounced(target) {
+            let all = self.all
+            let atHost = all.lazy.filter { $0.host == target.host }.count
+            guard atHost < Self.maxPerHost, all.count < Self.maxTotal else {
+                refused += 1
+                return []
+            }
+        }
         targets.removeAll { $0 == target }
         targets.append(target)
         var commands: [Command] = [.maintain(target)]

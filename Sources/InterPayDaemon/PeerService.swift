@@ -250,7 +250,8 @@ struct PeerService: Service, UsesDaemonServices {
                 switch command {
                 case .maintain(let target):
                     await sessions.maintainConnection(
-                        key: target.key, host: target.host, port: target.port, expectedPeerID: target.peerID)
+                        key: target.key, host: target.host, port: target.port, expectedPeerID: target.peerID,
+                        giveUpAfter: DiscoveryTargets.giveUpAfter)
                 case .stop(let target) where !connected.contains(target.peerID):
                     await sessions.stopMaintaining(key: target.key)
                 case .stop:

@@ -78,6 +78,12 @@ public actor SessionManager {
     private var nextWaiter = 0
     /// The peers with a pairing attempt in progress: their sessions are never evicted.
     private var pairing: Set<PeerID> = []
+    /// Dials in their connect, TLS and `hello` now (at most `maxConcurrentDials`), and the dial loops waiting for a
+    /// place, in order, by waiter number.
+    private var dialsInFlight = 0
+    private var dialSlotWaiters: [(number: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+    /// Discovered targets given up on (`maintainConnection(giveUpAfter:)`), since the start.
+    private nonisolated let gaveUp = Atomic<Int>(0)
 
     /// Creates a manager; nothing listens or dials before `start()` and `run()`.
     public init(identity: Identity, configuration: TransportConfiguration, logger: Logger) throws(TransportError) {
@@ -196,13 +202,19 @@ public actor SessionManager {
     ///
     /// `expectedPeerID` is the ID discovery announced for that address: the peer's key must match it. Without it
     /// (a static peer) the first key seen is pinned for that address.
-    public func maintainConnection(key: String, host: String, port: Int, expectedPeerID: PeerID?) {
+    ///
+    /// With `giveUpAfter` (discovered addresses), the target is dropped after that many dials in a row without a
+    /// session, if it never had one: an announcement pointing at a host that is not this peer (or at nothing) costs
+    /// a few dials, not one every back-off interval for as long as it stays. Announcing it again dials it again.
+    public func maintainConnection(
+        key: String, host: String, port: Int, expectedPeerID: PeerID?, giveUpAfter: Int? = nil
+    ) {
         guard !isStopping else { return }
         nextGeneration += 1
         let existing = targets[key]
         targets[key] = DialTarget(
             host: host, port: port, expectedPeerID: expectedPeerID ?? existing?.pinnedPeerID,
-            pinnedPeerID: existing?.pinnedPeerID, generation: nextGeneration)
+            pinnedPeerID: existing?.pinnedPeerID, generation: nextGeneration, giveUpAfter: giveUpAfter)
         wakeWaiters(of: existing?.expectedPeerID)
         dialCommands?.yield(key)
     }
@@ -279,7 +291,15 @@ public actor SessionManager {
         server?.channel.close(promise: nil)
         targets.removeAll()
         for peer in Array(sessionEndWaiters.keys) { wakeWaiters(of: peer) }
+        for waiter in dialSlotWaiters { waiter.continuation.resume(returning: false) }
+        dialSlotWaiters.removeAll()
     }
+
+    /// Discovered targets given up on after dials without a handshake (`maintainConnection(giveUpAfter:)`).
+    public nonisolated var targetsGivenUp: Int { gaveUp.load(ordering: .relaxed) }
+
+    /// Dial targets kept now (static peers and discovered addresses).
+    public var targetCount: Int { targets.count }
 
     /// Whether `beginShutdown()` was called.
     public nonisolated var isStopping: Bool { stopping.load(ordering: .acquiring) }
@@ -305,10 +325,12 @@ public actor SessionManager {
     private func maintain(key: String) async {
         guard let generation = targets[key]?.generation else { return }
         var attempt = 0
+        var everUp = false
         while !Task.isCancelled, !isStopping, let target = targets[key], target.generation == generation {
             if let id = target.expectedPeerID, sessions[id] != nil {
                 // Up through the peer's dial (ours would be running it): nothing to do until it ends.
                 attempt = 0
+                everUp = true
                 await waitForSessionEnd(of: id)
                 continue
             }
@@ -328,12 +350,22 @@ public actor SessionManager {
                 }
                 if sessions[id] != nil { continue }
             }
+            guard await acquireDialSlot() else { return }
             let outcome = await dial(target, key: key)
             if case .session(let peerID) = outcome, target.expectedPeerID == nil {
                 targets[key]?.expectedPeerID = peerID
                 targets[key]?.pinnedPeerID = peerID
             }
+            everUp = everUp || outcome.wasSession
             attempt = outcome.wasSession ? 0 : attempt + 1
+            if !everUp, let limit = target.giveUpAfter, attempt >= limit, targets[key]?.generation == generation {
+                targets.removeValue(forKey: key)
+                gaveUp.add(1, ordering: .relaxed)
+                logger.debug(
+                    "no handshake with an announced address after \(attempt) dials; not dialing it again until it is announced again",
+                    metadata: ["address": "\(target.host):\(target.port)"])
+                return
+            }
             // Only cancellation ends the back-off early, and the loop's condition checks it.
             try? await Task.sleep(for: configuration.reconnectBackoff.delay(attempt: max(attempt - 1, 0)))
         }
@@ -368,6 +400,39 @@ public actor SessionManager {
         for continuation in waiters.values { continuation.resume() }
     }
 
+    /// Waits for one of the `maxConcurrentDials` places; false (no place taken) when stopping or cancelled.
+    private func acquireDialSlot() async -> Bool {
+        guard !isStopping, !Task.isCancelled else { return false }
+        if dialsInFlight < configuration.maxConcurrentDials, dialSlotWaiters.isEmpty {
+            dialsInFlight += 1
+            return true
+        }
+        nextWaiter += 1
+        let number = nextWaiter
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                dialSlotWaiters.append((number, continuation))
+            }
+        } onCancel: {
+            // Runs on the actor after the continuation above is stored (this method holds the actor until then).
+            Task { await self.cancelDialSlotWait(number) }
+        }
+    }
+
+    /// A dial's handshake ended: its place goes to the next waiting loop, if any.
+    private func releaseDialSlot() {
+        if dialSlotWaiters.isEmpty {
+            dialsInFlight = max(0, dialsInFlight - 1)
+        } else {
+            dialSlotWaiters.removeFirst().continuation.resume(returning: true)
+        }
+    }
+
+    private func cancelDialSlotWait(_ number: Int) {
+        guard let index = dialSlotWaiters.firstIndex(where: { $0.number == number }) else { return }
+        dialSlotWaiters.remove(at: index).continuation.resume(returning: false)
+    }
+
     private enum DialOutcome {
         case session(PeerID)
         case failed
@@ -386,12 +451,14 @@ public actor SessionManager {
                         channel, expectedPeerID: target.expectedPeerID, dialKey: key, dialAddress: address)
                 }
             if let peerID = await handle(
-                connection, direction: .outbound, expected: target.expectedPeerID, dialKey: key)
+                connection, direction: .outbound, expected: target.expectedPeerID, dialKey: key,
+                handshakeEnded: { await self.releaseDialSlot() })
             {
                 return .session(peerID)
             }
             return .failed
         } catch {
+            releaseDialSlot()
             logger.debug("dial failed", metadata: ["address": "\(address)", "error": "\(error)"])
             return .failed
         }
@@ -512,11 +579,22 @@ public actor SessionManager {
     /// Runs one connection: handshake, then the session until it ends. Returns the peer ID if a session came up.
     @discardableResult
     private nonisolated func handle(
-        _ pending: PendingConnection, direction: SessionInfo.Direction, expected: PeerID?, dialKey: String? = nil
+        _ pending: PendingConnection, direction: SessionInfo.Direction, expected: PeerID?, dialKey: String? = nil,
+        handshakeEnded: (@Sendable () async -> Void)? = nil
     ) async
         -> PeerID?
     {
-        guard let asyncChannel = pending.channel.take() else { return nil }
+        // Called once, when the handshake ended either way (a dial's slot is released then, not with the session).
+        var handshakeDone = false
+        func endHandshake() async {
+            guard let handshakeEnded, !handshakeDone else { return }
+            handshakeDone = true
+            await handshakeEnded()
+        }
+        guard let asyncChannel = pending.channel.take() else {
+            await endHandshake()
+            return nil
+        }
         let channel = asyncChannel.channel
         let remote = Self.describe(channel.remoteAddress) ?? "?"
         var establishedPeer: PeerID?
@@ -604,6 +682,7 @@ public actor SessionManager {
                         "\(configuration.sessionsPerAddress) sessions from \(info.host) up, none to evict")
                 }
                 establishedPeer = peerID
+                await endHandshake()
                 let reason = await runSession(session, frames: &frames, outbound: outbound)
                 if await unregister(session) {
                     logger.info(
@@ -613,6 +692,7 @@ public actor SessionManager {
                 }
             }
         } catch {
+            await endHandshake()
             // Stopping: the handshakes cut short say nothing per peer.
             if isStopping { return establishedPeer }
             let reason = (error as? TransportError)?.description ?? String(describing: error)
@@ -624,6 +704,7 @@ public actor SessionManager {
             }
             if establishedPeer == nil { events.yield(.refused(remoteAddress: remote, reason: reason)) }
         }
+        await endHandshake()
         return establishedPeer
     }
 
@@ -915,4 +996,6 @@ struct DialTarget: Sendable {
     var expectedPeerID: PeerID?
     var pinnedPeerID: PeerID?
     var generation: Int
+    /// Dials in a row without a session after which a target that never had one is dropped; nil: never.
+    var giveUpAfter: Int? = nil
 }

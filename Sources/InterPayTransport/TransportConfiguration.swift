@@ -39,6 +39,10 @@ public struct TransportConfiguration: Sendable {
     /// many pile up and reads nothing for 5 seconds, or lets eight times as many pile up, is disconnected. (A peer
     /// that reads slowly may take a burst, such as the resend of a long outbox, beyond this bound.)
     public var maxOutboundFrames: Int
+    /// The most dials in their connect, TLS and `hello` at once; a further dial waits for one to end. With many
+    /// targets (a LAN starting at once, or announcements pointing anywhere) this spreads the handshakes' CPU
+    /// instead of starting them all and timing half of them out.
+    public var maxConcurrentDials: Int
 
     /// A configuration with the protocol's defaults.
     public init(
@@ -48,7 +52,7 @@ public struct TransportConfiguration: Sendable {
         maxFrameSize: Int = Limits.maxFrameSize, reconnectBackoff: Backoff = Backoff(),
         maxUnauthenticated: Int = Self.defaultMaxUnauthenticated, maxUnauthenticatedPerAddress: Int? = nil,
         maxSessions: Int = Self.defaultMaxSessions, maxSessionsPerAddress: Int? = nil,
-        maxOutboundFrames: Int = Self.defaultMaxOutboundFrames
+        maxOutboundFrames: Int = Self.defaultMaxOutboundFrames, maxConcurrentDials: Int = Self.defaultMaxConcurrentDials
     ) {
         self.displayName = displayName
         self.host = host
@@ -65,7 +69,11 @@ public struct TransportConfiguration: Sendable {
         self.maxSessions = maxSessions
         self.maxSessionsPerAddress = maxSessionsPerAddress
         self.maxOutboundFrames = maxOutboundFrames
+        self.maxConcurrentDials = max(1, maxConcurrentDials)
     }
+
+    /// The default bound on dials in their handshake at once.
+    public static let defaultMaxConcurrentDials = 16
 
     /// The default bound on connections that have not finished TLS and `hello`.
     public static let defaultMaxUnauthenticated = 64

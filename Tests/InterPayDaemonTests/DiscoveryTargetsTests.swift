@@ -51,4 +51,41 @@ struct DiscoveryTargetsTests {
         #expect(targets.all.isEmpty)
         #expect(targets.removed(instance: "nobody").isEmpty)
     }
+
+    @Test("200 fake instances pointing at one host make at most maxPerHost targets there; the first stay")
+    func perHost() {
+        var targets = DiscoveryTargets()
+        let real = target(bob, "198.18.0.9", 7000)
+        _ = targets.resolved(instance: "bob", to: real)
+        var maintained = 1
+        for index in 0..<200 {
+            let fake = target(PeerID(subjectPublicKeyInfoDER: Array("fake \(index)".utf8)), "198.18.0.9", 7000)
+            maintained += targets.resolved(instance: "fake \(index)", to: fake).count
+        }
+        #expect(maintained == DiscoveryTargets.maxPerHost)
+        #expect(targets.all.count == DiscoveryTargets.maxPerHost)
+        #expect(targets.all.contains(real), "announced first, kept")
+        #expect(targets.refused == 200 - (DiscoveryTargets.maxPerHost - 1))
+        // The real one announced again (a TXT change) is still dialed: it is not a new target.
+        #expect(targets.resolved(instance: "bob", to: real) == [.maintain(real)])
+        // Another host is not held back by this one.
+        let other = target(mallory, "198.18.0.10", 7000)
+        #expect(targets.resolved(instance: "mallory", to: other) == [.maintain(other)])
+    }
+
+    @Test("announcements from many hosts make at most maxTotal targets")
+    func total() {
+        var targets = DiscoveryTargets()
+        for index in 0..<(DiscoveryTargets.maxTotal + 40) {
+            let host = "198.18.\(index / 250).\(index % 250 + 1)"
+            let fake = target(PeerID(subjectPublicKeyInfoDER: Array("fake \(index)".utf8)), host, 7000)
+            _ = targets.resolved(instance: "fake \(index)", to: fake)
+        }
+        #expect(targets.all.count == DiscoveryTargets.maxTotal)
+        #expect(targets.refused == 40)
+        // Room again once an instance leaves.
+        _ = targets.removed(instance: "fake 0")
+        let late = target(bob, "198.19.0.1", 7000)
+        #expect(targets.resolved(instance: "bob", to: late) == [.maintain(late)])
+    }
 }

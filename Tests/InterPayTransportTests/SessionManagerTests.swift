@@ -4,6 +4,7 @@ import InterPayTestSupport
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 import Testing
 
 @testable import InterPayTransport
@@ -251,5 +252,57 @@ struct SessionManagerTests {
         #expect(bob.refusals().contains { $0.contains("no common protocol version") })
         await alice.stop()
         await bob.stop()
+    }
+
+    @Test("a discovered address whose handshakes never succeed is dialed giveUpAfter times, then dropped")
+    func givesUp() async throws {
+        let alice = try await TestPeer(name: "Alice")
+        let mallory = try await TestPeer(name: "Mallory")
+        let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))
+        await alice.manager.maintainConnection(
+            key: "dnssd bob", host: "127.0.0.1", port: mallory.port, expectedPeerID: bob, giveUpAfter: 3)
+        await eventually("Alice gives up") { await alice.manager.targetCount == 0 }
+        // The back-off is at most 500 ms here: a loop that kept dialing would have refused more by now.
+        try await Task.sleep(for: .seconds(2))
+        #expect(alice.refusals().count == 3)
+        #expect(alice.manager.targetsGivenUp == 1)
+        // Announced again: dialed again.
+        await alice.manager.maintainConnection(
+            key: "dnssd bob", host: "127.0.0.1", port: mallory.port, expectedPeerID: bob, giveUpAfter: 3)
+        await eventually("dialed again") { alice.refusals().count > 3 }
+        await alice.stop()
+        await mallory.stop()
+    }
+
+    @Test("at most maxConcurrentDials dials are in their handshake at once")
+    func concurrentDials() async throws {
+        // A listener that accepts and never answers: each dial holds its place until the handshake deadline.
+        final class Accepts: Sendable {
+            let instants = Mutex<[ContinuousClock.Instant]>([])
+        }
+        let accepts = Accepts()
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                accepts.instants.withLock { $0.append(.now) }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(listener.localAddress?.port)
+        let alice = try await TestPeer(name: "Alice") {
+            $0.maxConcurrentDials = 2
+            $0.handshakeTimeout = .milliseconds(400)
+        }
+        // No expected ID (as for a static peer): each is dialed at once, without the lower ID's head start.
+        for index in 0..<6 {
+            await alice.manager.maintainConnection(
+                key: "silent \(index)", host: "127.0.0.1", port: port, expectedPeerID: nil)
+        }
+        await eventually("every target dialed") { alice.refusals().count >= 6 }
+        // Before the first deadline (400 ms) only the first two dials can have connected; unbounded, all six did.
+        let instants = accepts.instants.withLock { $0 }
+        let first = try #require(instants.min())
+        #expect(instants.filter { $0 < first + .milliseconds(300) }.count == 2)
+        await alice.stop()
+        try await listener.close()
     }
 }
