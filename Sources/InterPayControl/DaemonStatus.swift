@@ -21,11 +21,45 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     @Nullable public var webPort: Int64?
     /// The preferred currency amounts are also shown in (`rates.currency`); nil when none is set.
     @Nullable public var currency: String?
+    /// The ledger's size and row counts; nil when it could not be measured.
+    @Nullable public var ledger: LedgerStatus?
+
+    /// The ledger's size, what it holds, and what retention removed (`[ledger] retention`).
+    public struct LedgerStatus: Codable, Sendable, Equatable {
+        /// The database file's size in bytes (without its write-ahead log).
+        public var bytes: Int64
+        /// Bytes of free pages in it, given back at the next retention pass.
+        public var freeBytes: Int64
+        /// Payments kept.
+        public var payments: Int64
+        /// Their events.
+        public var events: Int64
+        /// Frames waiting for a peer's ack.
+        public var queuedFrames: Int64
+        /// Payments removed by retention so far.
+        public var pruned: Int64
+        /// Days a rejected, cancelled or expired payment is kept after its last change.
+        public var retentionDays: Int64
+
+        /// A ledger status.
+        public init(
+            bytes: Int64, freeBytes: Int64, payments: Int64, events: Int64, queuedFrames: Int64, pruned: Int64,
+            retentionDays: Int64
+        ) {
+            self.bytes = bytes
+            self.freeBytes = freeBytes
+            self.payments = payments
+            self.events = events
+            self.queuedFrames = queuedFrames
+            self.pruned = pruned
+            self.retentionDays = retentionDays
+        }
+    }
 
     /// A status.
     public init(
         name: String, id: String, shortID: String, port: Int64, version: String, uptimeSeconds: Int64,
-        discovery: String, sessions: Int64, webPort: Int64?, currency: String? = nil
+        discovery: String, sessions: Int64, webPort: Int64?, currency: String? = nil, ledger: LedgerStatus? = nil
     ) {
         self.name = name
         self.id = id
@@ -37,5 +71,6 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.sessions = sessions
         self.webPort = webPort
         self.currency = currency
+        self.ledger = ledger
     }
 }

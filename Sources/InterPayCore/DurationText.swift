@@ -11,4 +11,13 @@ public enum DurationText {
         }
         return Int64(text)
     }
+
+    /// `seconds` in the largest unit that writes it exactly: "90d", "2h", "5m", "15s" (what `seconds(_:)` reads).
+    public static func text(_ seconds: Int64) -> String {
+        for (unit, factor) in [("d", Int64(86_400)), ("h", 3_600), ("m", 60)]
+        where seconds != 0 && seconds % factor == 0 {
+            return "\(seconds / factor)\(unit)"
+        }
+        return "\(seconds)s"
+    }
 }

@@ -96,7 +96,9 @@ public enum ConfigType: Sendable, Equatable {
     private func written(_ value: ConfigValue, asTOML: Bool) -> String {
         func text(_ string: String) -> String { asTOML ? Self.quoted(string) : SafeText.escaped(string) }
         switch (self, value) {
-        case (.duration, .integer(let seconds)): return asTOML ? "\"\(seconds)s\"" : "\(seconds)s"
+        case (.duration, .integer(let seconds)):
+            let duration = DurationText.text(Int64(seconds))
+            return asTOML ? "\"\(duration)\"" : duration
         case (_, .string(let string)): return text(string)
         case (_, .integer(let integer)): return String(integer)
         case (_, .bool(let bool)): return String(bool)

@@ -147,6 +147,10 @@ extension ConfigKey {
             "limits.max_sessions_per_address", 1...100_000,
             default: .unset("a quarter of max_sessions, at least 1", example: 64)
         ) { $0.maxSessionsPerAddress = $1 },
+        // At least the replay window (PROTOCOL.md §9.2: 7 days after expiry) and a day; at most ten years.
+        .duration("ledger.retention", 8 * 86_400...3_650 * 86_400, default: .value(.integer(90 * 86_400))) {
+            $0.ledgerRetention = $1
+        },
         .bool("subscriptions.enabled", default: .value(true)) { $0.subscriptions = $1 },
         .string(
             "subscriptions.time_zone",

@@ -89,8 +89,18 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
             version: configuration.version, uptimeSeconds: uptime.components.seconds, discovery: shared.discovery,
             sessions: Int64(await sessions.currentSessions().count),
             webPort: shared.webPort == 0 ? nil : Int64(shared.webPort),
-            currency: conversions.preferred?.code
+            currency: conversions.preferred?.code, ledger: await ledgerStatus()
         )
+    }
+
+    /// The ledger's size for `status`; nil when it cannot be measured (`status` still answers: it is what a user
+    /// runs to see whether the daemon is alive, and a ledger that cannot be read shows in every other command).
+    private func ledgerStatus() async -> DaemonStatus.LedgerStatus? {
+        guard let size = try? await database.size() else { return nil }
+        return .init(
+            bytes: size.bytes, freeBytes: size.freeBytes, payments: Int64(size.payments),
+            events: Int64(size.events), queuedFrames: Int64(size.outbox), pruned: Int64(size.pruned),
+            retentionDays: configuration.ledgerRetention.components.seconds / 86_400)
     }
 
     /// `web`: the web app's address and the URL that logs in with the token (`interpay web`). Only on the control

@@ -131,7 +131,10 @@ public enum Daemon {
                     onListening: { port in shared.webPort = port },
                     onFailure: { failure in shared.webFailure = failure.description }))
         }
-        return [StateDirectoryService(lock: lock), HangupService(logger: logger), peers] + web + [control, notify]
+        let retention = RetentionService(database: database, retention: configuration.ledgerRetention, logger: logger)
+        return [StateDirectoryService(lock: lock), HangupService(logger: logger), peers, retention] + web + [
+            control, notify,
+        ]
     }
 }
 

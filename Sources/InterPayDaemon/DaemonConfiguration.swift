@@ -57,6 +57,9 @@ public struct DaemonConfiguration: Sendable {
     public var handshakeTimeout: Duration = .seconds(5)
     /// Keepalive ping interval; a peer silent for three intervals is dropped.
     public var keepaliveInterval: Duration = .seconds(15)
+    /// How long payments that are final and not part of the books (rejected, cancelled, expired) are kept after
+    /// their last change (`[ledger] retention`); accepted, paid and settled ones are kept for good.
+    public var ledgerRetention: Duration = .seconds(90 * 86_400)
     /// Pending incoming requests per peer at most; a further request is answered `limit-exceeded`.
     public var maxPendingPerPeer: Int = RequestLimiter.Limits.defaultMaxPending
     /// Incoming requests per peer per minute at most; a further request is answered `limit-exceeded`.

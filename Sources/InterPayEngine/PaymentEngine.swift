@@ -321,8 +321,13 @@ public final class PaymentEngine: Sendable {
                     let events = Self.transitionEvents(
                         actions, paymentID: record.id, now: now, cause: .expiry, messageID: nil)
                     guard !events.isEmpty else { continue }
+                    let unanswered = record.role == .payer && record.state == .pending
                     record.update(from: lifecycle, now: now)
                     try ledger.apply(LedgerChange(payment: record, events: events))
+                    if unanswered, record.state == .expired {
+                        // A request that expired before this side answered it: its peer's day budget of those.
+                        requestLimiter.withLock { $0.expiredUnanswered(from: record.peerID, now: now) }
+                    }
                     outcome.events.append(.paymentUpdated(record))
                 }
                 try scheduleSeries(ledger: ledger, now: now, into: &outcome)

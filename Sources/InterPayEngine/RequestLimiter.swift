@@ -13,6 +13,11 @@ import InterPayCore
 /// the day's budget is what bounds how fast keys no one paired can grow the ledger: requests that expire within
 /// seconds free their pending slots at once, and before it ~1,200 a minute were stored, 1.4 KB each.
 ///
+/// Requests that expire unanswered are bounded per peer as well, paired or not: at most `maxExpiredPerDay` of a
+/// peer's requests may expire here unanswered in a day (by default ten times the pending limit); beyond that the
+/// peer's requests are refused until the budget refills. A paired peer sending requests that live two seconds could
+/// otherwise add ~600 rows a minute that the pending limits never see (each frees its slot at once), ~1.3 GB a day.
+///
 /// Pure: the caller says how many of the peer's requests are pending and what time it is (the engine counts them in
 /// the same transaction as the request's step, so the count is exact). State is in memory only; a restart gives
 /// every peer a full budget.
@@ -39,6 +44,8 @@ public struct RequestLimiter: Sendable {
         public var maxPerMinuteUnpaired: Int { maxPerMinute.saturatingTimes(2) }
         /// Requests of all peers that are not paired together per day at most.
         public var maxPerDayUnpaired: Int { maxPendingUnpaired }
+        /// A peer's requests that may expire here unanswered per day at most.
+        public var maxExpiredPerDay: Int { maxPending.saturatingTimes(10) }
     }
 
     /// Why a request was refused.
@@ -53,6 +60,8 @@ public struct RequestLimiter: Sendable {
         case tooManyRequestsUnpaired(limit: Int)
         /// Peers that are not paired sent `limit` requests in the last day already, all together.
         case tooManyRequestsUnpairedToday(limit: Int)
+        /// `limit` of the peer's requests expired here unanswered in the last day already.
+        case tooManyExpiredToday(limit: Int)
 
         /// The text of the `error` frame and of the log line.
         var description: String {
@@ -65,6 +74,8 @@ public struct RequestLimiter: Sendable {
                 "too many requests from peers not paired (limit \(limit) per minute together)"
             case .tooManyRequestsUnpairedToday(let limit):
                 "too many requests from peers not paired today (limit \(limit) a day together); pair to be let in"
+            case .tooManyExpiredToday(let limit):
+                "too many of this peer's requests expired unanswered today (limit \(limit) a day)"
             }
         }
 
@@ -76,6 +87,7 @@ public struct RequestLimiter: Sendable {
             case .tooManyPendingUnpaired: 2
             case .tooManyRequestsUnpaired: 3
             case .tooManyRequestsUnpairedToday: 4
+            case .tooManyExpiredToday: 5
             }
         }
     }
@@ -101,6 +113,9 @@ public struct RequestLimiter: Sendable {
     /// The budget all peers that are not paired share, by the minute and by the day.
     private var unpairedBucket: Bucket?
     private var unpairedDayBucket: Bucket?
+    /// Per peer, the day's budget of requests that may expire unanswered; a peer none of whose requests expired has
+    /// no entry.
+    private var expiredBuckets: [PeerID: Bucket] = [:]
 
     /// Beyond this many peers tracked, the peers whose budget is full again are forgotten, and if that is not enough
     /// the least recently seen, down to half this many: the map never holds more, whatever the number of keys.
@@ -123,8 +138,13 @@ public struct RequestLimiter: Sendable {
         var sharedDay = unpairedPending.map { _ in
             refilled(unpairedDayBucket, capacity: limits.maxPerDayUnpaired, period: 86_400, now: now)
         }
+        let expiredDay = expiredBuckets[peer].map {
+            refilled($0, capacity: limits.maxExpiredPerDay, period: 86_400, now: now)
+        }
         let refusal: Refusal? =
-            if pending >= limits.maxPending {
+            if let tokens = expiredDay?.tokens, tokens < 1 {
+                .tooManyExpiredToday(limit: limits.maxExpiredPerDay)
+            } else if pending >= limits.maxPending {
                 .tooManyPending(limit: limits.maxPending)
             } else if bucket.tokens < 1 {
                 .tooManyRequests(limit: limits.maxPerMinute)
@@ -157,6 +177,28 @@ public struct RequestLimiter: Sendable {
         }
         store(bucket, for: peer, now: now)
         return Verdict(refusal: refusal, log: log)
+    }
+
+    /// One of `peer`'s requests expired here unanswered: it uses one unit of the peer's day budget of those.
+    mutating func expiredUnanswered(from peer: PeerID, now: Timestamp) {
+        var bucket = refilled(expiredBuckets[peer], capacity: limits.maxExpiredPerDay, period: 86_400, now: now)
+        bucket.tokens = max(0, bucket.tokens - 1)
+        expiredBuckets[peer] = bucket
+        guard expiredBuckets.count > Self.trackedPeers else { return }
+        // A full budget is the same as none; beyond the bound the fullest go first (the emptiest are the ones that
+        // matter), down to half of it.
+        let capacity = Double(limits.maxExpiredPerDay)
+        let entries = expiredBuckets.map {
+            (
+                $0.key,
+                refilled(
+                    $0.value, capacity: limits.maxExpiredPerDay,
+                    period: 86_400, now: now)
+            )
+        }.filter { $0.1.tokens < capacity }
+        let kept = entries.sorted { $0.1.tokens < $1.1.tokens }.prefix(Self.trackedPeers / 2)
+        expiredBuckets = Dictionary(uniqueKeysWithValues: kept.map { ($0.0, $0.1) })
+        expiredBuckets[peer] = bucket
     }
 
     /// How many requests `peer` may send now before the rate limit refuses one (for tests and diagnostics).

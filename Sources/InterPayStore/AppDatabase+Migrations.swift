@@ -21,6 +21,7 @@ extension AppDatabase {
         migrator.registerMigration("v12-write-path", migrate: migrateV12WritePath)
         migrator.registerMigration("v13-pending-request-counts", migrate: migrateV13PendingRequestCounts)
         migrator.registerMigration("v14-series-approval-totals", migrate: migrateV14SeriesApprovalTotals)
+        migrator.registerMigration("v15-retention", migrate: migrateV15Retention)
         return migrator
     }
 
@@ -458,6 +459,41 @@ extension AppDatabase {
                 UPDATE series SET approvedPeriods = MIN(COALESCE(count, 12), 12)
                 WHERE role = 'payer' AND capMinor IS NOT NULL
                 """)
+    }
+
+    /// v15: retention (`AppDatabase.prune`). The event log stays append-only for every payment that is part of the
+    /// books or still open; the events of a rejected, cancelled or expired payment may go with their payment once
+    /// retention removes it, and each removal leaves a summary row in `ledgerPrune`.
+    private static func migrateV15Retention(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP TRIGGER paymentEvent_no_delete;
+
+                CREATE TRIGGER paymentEvent_no_delete
+                BEFORE DELETE ON paymentEvent
+                WHEN COALESCE((SELECT state FROM payment WHERE id = OLD.paymentID), '')
+                    NOT IN ('rejected', 'cancelled', 'expired')
+                BEGIN
+                    SELECT RAISE(ABORT, 'the payment event log is append-only');
+                END;
+
+                CREATE TABLE ledgerPrune (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL CHECK (typeof(at) = 'integer'),
+                    changedBefore INTEGER NOT NULL CHECK (typeof(changedBefore) = 'integer'),
+                    rejected INTEGER NOT NULL CHECK (rejected >= 0),
+                    cancelled INTEGER NOT NULL CHECK (cancelled >= 0),
+                    expired INTEGER NOT NULL CHECK (expired >= 0),
+                    events INTEGER NOT NULL CHECK (events >= 0),
+                    seenMessages INTEGER NOT NULL CHECK (seenMessages >= 0),
+                    oldest INTEGER CHECK (oldest IS NULL OR typeof(oldest) = 'integer'),
+                    newest INTEGER CHECK (newest IS NULL OR typeof(newest) = 'integer')
+                ) STRICT;
+                """)
+        // Pruning looks for final payments by last change: the few open ones are already indexed by expiry.
+        try db.create(
+            index: "payment_final_on_updatedAt", on: "payment", columns: ["updatedAt"],
+            condition: SQL(sql: "state IN ('rejected', 'cancelled', 'expired')"))
     }
 
     private static func migrateV10Subscriptions(_ db: Database) throws {

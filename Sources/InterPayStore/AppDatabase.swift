@@ -57,6 +57,12 @@ public struct AppDatabase: Sendable {
             // WAL. A ledger acknowledges frames only after they are stored, so a commit must survive power loss.
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                // Pages freed by retention (`prune`) go back to the file system with `incremental_vacuum`, which
+                // needs this mode; a ledger made before it is converted once by a VACUUM (instant on a new file).
+                if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
+                    try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                    try db.execute(sql: "VACUUM")
+                }
             }
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: error.message ?? error.description)
@@ -136,7 +142,7 @@ public struct AppDatabase: Sendable {
     }
 
     /// Runs `access`; maps its failure to `StoreError` naming `operation`.
-    private func mappingFailure<T: Sendable>(
+    func mappingFailure<T: Sendable>(
         to operation: String, _ access: () async throws -> T
     ) async throws(StoreError) -> T {
         do {

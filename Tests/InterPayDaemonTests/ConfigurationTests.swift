@@ -63,6 +63,9 @@ struct ConfigurationTests {
                 max_unauthenticated = 8
                 max_sessions = 40
 
+                [ledger]
+                retention = "30d"
+
                 [subscriptions]
                 enabled = false
                 time_zone = "America/New_York"
@@ -89,7 +92,9 @@ struct ConfigurationTests {
         #expect(configuration.maxPendingPerPeer == 5 && configuration.maxRequestsPerMinute == 30)
         #expect(configuration.maxUnauthenticated == 8)
         #expect(configuration.maxSessions == 40)
+        #expect(configuration.ledgerRetention == .seconds(30 * 86_400))
         #expect(effective.text.contains("max_requests_per_minute = 30"))
+        #expect(effective.text.contains("retention = \"30d\""))
         #expect(
             effective.entries.filter { !$0.key.hasPrefix("rates.") }.allSatisfy { $0.source == .file(path: Self.path) })
     }

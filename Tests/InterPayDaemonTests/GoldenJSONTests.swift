@@ -45,14 +45,23 @@ struct GoldenJSONTests {
             discovery: "registered", sessions: 1, webPort: 7780, currency: "EUR")
         #expect(
             try wire(ControlAPI.status, status)
-                == #"{"currency":"EUR","discovery":"registered","id":"ABCD","name":"alice","port":7420,"sessions":1,"#
-                + #""shortID":"AB","#
+                == #"{"currency":"EUR","discovery":"registered","id":"ABCD","ledger":null,"name":"alice","port":7420,"#
+                + #""sessions":1,"shortID":"AB","#
                 + #""uptimeSeconds":5,"version":"0.1.0","webPort":7780}"#)
         var off = status
         off.webPort = nil
         off.currency = nil
         let object = try members(ControlAPI.status, off)
         #expect(object["webPort"] == .null && object["currency"] == .null)
+        var measured = status
+        measured.ledger = .init(
+            bytes: 4096, freeBytes: 0, payments: 3, events: 5, queuedFrames: 1, pruned: 2, retentionDays: 90)
+        #expect(
+            try members(ControlAPI.status, measured)["ledger"]
+                == .object([
+                    "bytes": 4096, "freeBytes": 0, "payments": 3, "events": 5, "queuedFrames": 1, "pruned": 2,
+                    "retentionDays": 90,
+                ]))
     }
 
     @Test("a payment, as send, accept, reject, cancel, paid and received answer it")

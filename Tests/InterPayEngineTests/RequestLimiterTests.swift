@@ -149,4 +149,19 @@ struct RequestLimiterTests {
         let limits = RequestLimiter.Limits(maxPending: .max, maxPerMinute: .max)
         #expect(limits.maxPendingUnpaired == .max && limits.maxPerMinuteUnpaired == .max)
     }
+
+    @Test("a peer's requests that expire unanswered have a day's budget, paired or not (R-RETENTION)")
+    func expiredBudget() {
+        // maxPending 3: ten times that, 30, may expire unanswered a day.
+        var limiter = RequestLimiter(limits: .init(maxPending: 3, maxPerMinute: 1_000))
+        #expect(limiter.limits.maxExpiredPerDay == 30)
+        for _ in 0..<29 { limiter.expiredUnanswered(from: alice, now: start) }
+        #expect(limiter.admit(from: alice, pending: 0, now: start) == nil, "29 expired: still admitted")
+        limiter.expiredUnanswered(from: alice, now: start)
+        #expect(limiter.admit(from: alice, pending: 0, now: start)?.refusal == .tooManyExpiredToday(limit: 30))
+        #expect(limiter.admit(from: bob, pending: 0, now: start) == nil, "another peer has its own budget")
+        // 30 a day: one more after 2,880 s.
+        #expect(limiter.admit(from: alice, pending: 0, now: at(2_000)) != nil)
+        #expect(limiter.admit(from: alice, pending: 0, now: at(2_900)) == nil)
+    }
 }
