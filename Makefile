@@ -92,11 +92,14 @@ CHECK_SCENARIOS := payments receipts subscriptions bad-input $(HOSTILE) service
 SCENARIO_JOBS ?= 3
 TIMES := .build/step-times.tsv
 TIMED := scripts/timed $(TIMES)
+# The Swift tests, in their own process group with a deadline: a hung run prints its threads' backtraces and is
+# ended whole (scripts/with-deadline) instead of holding CI until its own limit. A whole run takes 30-110 s here.
+SWIFT_TESTS := scripts/with-deadline 900 $(SWIFT) test --skip-build
 
 check: deps ## for every change: debug build, Swift tests, vectors, the fast scenarios (SCENARIO_JOBS at once)
 	@rm -f $(TIMES)
 	$(TIMED) build-tests $(MAKE) --no-print-directory build-tests
-	$(TIMED) swift-tests $(SWIFT) test --skip-build
+	$(TIMED) swift-tests $(SWIFT_TESTS)
 	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
 	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
 	$(TIMED) scenarios $(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(CHECK_SCENARIOS)
@@ -122,7 +125,7 @@ test: deps ## everything CI runs: check, every scenario, install, fuzz, benchmar
 	@scripts/timed --report $(TIMES)
 
 debug-checks: build-tests
-	$(TIMED) +swift-tests $(SWIFT) test --skip-build
+	$(TIMED) +swift-tests $(SWIFT_TESTS)
 	$(TIMED) +vectors $(PYTHON) scripts/check-vectors.py
 	$(TIMED) +lint-scripts $(MAKE) --no-print-directory lint-scripts
 
@@ -130,7 +133,7 @@ scenarios: build-tests ## every integration scenario, SCENARIO_JOBS at once (Int
 	$(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
 
 test-swift: build-tests ## the Swift test suites (no network needed)
-	$(SWIFT) test --skip-build
+	$(SWIFT_TESTS)
 
 test-vectors: deps ## validate protocol/vectors against protocol/schema with jsonschema
 	$(PYTHON) scripts/check-vectors.py

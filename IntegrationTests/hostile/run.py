@@ -62,10 +62,11 @@ class Harness:
         """A fresh P-256 key and certificate of the attacker's own: {"key", "cert", "id"}."""
         return wire.make_identity(self.work, name)
 
-    def daemon(self, name, config="", args=(), port=0):
+    def daemon(self, name, config="", args=(), port=0, web=False):
         """Starts interpayd `name` on 127.0.0.1 (on `port`, 0 for any) with its own state directory, socket and log,
-        the given TOML configuration and extra arguments; returns an interpay_wire.Daemon once its control socket
-        answers. Starting a name again reuses its state directory (a restart)."""
+        the given TOML configuration and extra arguments (and its web app on a free loopback port with `web`);
+        returns an interpay_wire.Daemon once its control socket answers. Starting a name again reuses its state
+        directory (a restart)."""
         state = os.path.join(self.work, name)
         os.makedirs(state, exist_ok=True)
         config_path = os.path.join(self.work, name + ".toml")
@@ -75,7 +76,8 @@ class Harness:
         log_path = os.path.join(self.work, name + ".log")
         log = open(log_path, "ab")
         process = subprocess.Popen(
-            [self.daemon_binary, "--config", config_path, "--name", name, "--no-discovery", "--no-web",
+            [self.daemon_binary, "--config", config_path, "--name", name, "--no-discovery",
+             *(["--web", "127.0.0.1:0"] if web else ["--no-web"]),
              "--listen", "127.0.0.1", "--port", str(port), "--state-dir", state, "--socket", socket_path, *args],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()

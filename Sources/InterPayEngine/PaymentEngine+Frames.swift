@@ -164,11 +164,21 @@ extension PaymentEngine {
                 .error(.init(code: .notAuthorized, message: "payment ID not available", ref: frame.messageID)),
                 to: peer)
         }
+        let session = link.session(with: peer)
+        if payment.series != nil, session == nil {
+            // The session this request came on ended before its step ran, and whether its `series` member is spoken
+            // is a property of that session: dropped unanswered, as a frame still unread when a connection closes
+            // is (its ack could not be sent anyway). The payee resends it on its next session, where the capability
+            // is known. Decided without a session, a period that arrived just before a disconnect was stored as an
+            // ordinary request and acked as one, and was never accepted by the standing approval.
+            logger.debug(
+                "a subscription's request arrived on a session that has ended; left for the payee to resend",
+                metadata: ["payment": "\(payment.id.wireString)", "payee": "\(peer.shortDescription)"])
+            return StepOutcome()
+        }
         var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
         var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
-        let linked =
-            payment.series != nil
-            && link.shares(PaymentMessage.subscriptionsCapability, on: link.session(with: peer))
+        let linked = payment.series != nil && link.shares(PaymentMessage.subscriptionsCapability, on: session)
         if payment.series != nil, !linked {
             // A `series` member on a session without `subscriptions` is a member this session does not know
             // (PROTOCOL.md §14): ignored, so the request is an ordinary one that waits for the user.

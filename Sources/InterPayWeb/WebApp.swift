@@ -1,6 +1,7 @@
 import FoundationEssentials
 public import Hummingbird
 public import InterPayControl
+import NIOCore
 import Synchronization
 
 /// The web app's routes: the pages, `/login`, the control methods under `/api/`, and the event stream.
@@ -42,7 +43,7 @@ public enum WebApp {
     public static func router(
         handler: any ControlHandler, access: WebAccess, heartbeat: Duration = .seconds(15),
         vendorScripts: [String: [String]] = vendorScripts
-    ) -> Router<BasicRequestContext> {
+    ) -> Router<WebRequestContext> {
         router(
             handler: handler, access: access, heartbeat: heartbeat, vendorScripts: vendorScripts,
             streams: StreamCount())
@@ -52,8 +53,9 @@ public enum WebApp {
     static func router(
         handler: any ControlHandler, access: WebAccess, heartbeat: Duration,
         vendorScripts: [String: [String]], streams: StreamCount
-    ) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    ) -> Router<WebRequestContext> {
+        let router = Router(context: WebRequestContext.self)
+        router.add(middleware: RefusalMiddleware())
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: AccessMiddleware(access: access))
         // The credential check is bound to the routes, not to a path prefix: the router also matches `//api/status`
@@ -99,8 +101,7 @@ public enum WebApp {
             guard methods[method] != nil else {
                 return errorResponse(.methodNotFound(method))
             }
-            var request = request
-            let body = try await request.collectBody(upTo: maxBodySize)
+            let body = try await collectBody(request, context: context, upTo: maxBodySize)
             var params: JSONValue?
             if body.readableBytes > 0 {
                 do {
@@ -192,6 +193,22 @@ public enum WebApp {
         return Response(
             status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
             body: .init(byteBuffer: ByteBuffer(string: file.body)))
+    }
+
+    /// How long a request's body may take to arrive once its head is in: a body dribbled a byte at a time held its
+    /// connection (one of `WebService.maxConnections`) for as long as the client liked.
+    static let bodyDeadline = TimeAmount.seconds(10)
+
+    /// The request's body, at most `limit` bytes, within `bodyDeadline`; past it the connection is closed, which
+    /// ends the read with an error (and the request with it).
+    static func collectBody(
+        _ request: Request, context: WebRequestContext, upTo limit: Int, within deadline: TimeAmount = bodyDeadline
+    ) async throws -> ByteBuffer {
+        let channel = context.channel
+        let timer = channel.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
+        defer { timer.cancel() }
+        var request = request
+        return try await request.collectBody(upTo: limit)
     }
 
     /// Event streams open at once at most: each holds one of `WebService`'s connections for as long as its page is

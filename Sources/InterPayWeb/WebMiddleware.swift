@@ -1,5 +1,37 @@
 public import Hummingbird
 
+/// A refused request (any 4xx answer: a wrong `Host`, a cross-origin or unauthenticated call, an unknown path) ends
+/// its connection: the answer goes out, `Connection: close`, and the rest of the request body is never read.
+///
+/// Hummingbird reads a request's body to its end before it reads the next request, whether or not the responder
+/// read it, and holds the connection meanwhile: a client without the token that sent a head with a body length and
+/// then dribbled the body a byte every 4 s kept its connection for as long as it liked, and 40 such clients held
+/// every connection the web app serves (`WebService.maxConnections`), so the owner's requests went unanswered
+/// (SECURITY.md W-DRIBBLE). Closing the connection's input ends that read at once. A body the app does read has a
+/// deadline of its own (`WebApp.bodyDeadline`).
+public struct RefusalMiddleware: RouterMiddleware {
+    public typealias Context = WebRequestContext
+
+    /// The middleware.
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            var response = try await next(request, context)
+            if (400..<500).contains(response.status.code) {
+                response.headers[.connection] = "close"
+                context.channel.close(mode: .input, promise: nil)
+            }
+            return response
+        } catch {
+            context.channel.close(mode: .input, promise: nil)
+            throw error
+        }
+    }
+}
+
 /// The headers every answer carries, errors included: a strict Content-Security-Policy (scripts, styles, images and
 /// connections from this origin only; no framing), `nosniff`, no referrer, and no caching of API answers. No CORS
 /// header is ever sent, so no other origin can read an answer.
@@ -97,6 +129,7 @@ public struct CredentialMiddleware<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let bearer = AccessMiddleware<Context>.bearer(request), access.isCredential(bearer) else {
+            // Answered before the body is read; `RefusalMiddleware` ends the connection after the answer.
             throw HTTPError(
                 .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
                 message: "open the web app with the URL that 'interpay web' prints")

@@ -3,6 +3,8 @@ import Logging
 import NIOCore
 import NIOEmbedded
 
+@testable import InterPayWeb
+
 /// Sends requests straight to a router's responder, with no server and no socket, and hands each answer to a check.
 ///
 /// This is what HummingbirdTesting's `.router` mode does, in the few lines these tests need: that library also
@@ -17,10 +19,10 @@ struct RouterClient: Sendable {
         let body: ByteBuffer
     }
 
-    let responder: RouterResponder<BasicRequestContext>
+    let responder: RouterResponder<WebRequestContext>
     let logger = Logger(label: "web-test")
 
-    init(router: Router<BasicRequestContext>) {
+    init(router: Router<WebRequestContext>) {
         responder = router.buildResponder()
     }
 
@@ -36,7 +38,7 @@ struct RouterClient: Sendable {
             head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: uri, headerFields: headers),
             body: RequestBody(buffer: body ?? ByteBuffer())
         )
-        let context = BasicRequestContext(
+        let context = WebRequestContext(
             source: ApplicationRequestContextSource(channel: NIOAsyncTestingChannel(), logger: logger)
         )
         let response: Response
