@@ -3,7 +3,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
-.PHONY: all deps build build-tests check debug-checks scenarios lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
+.PHONY: all deps build build-tests check debug-checks scenarios soak lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-web test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-smoke-run bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke bench-micro-smoke-run fuzz fuzz-build test-fuzz
@@ -85,7 +85,7 @@ build-tests: deps
 # The longest first: they start in this order. The hostile-peer suite runs as its scenarios, one job each.
 RUN_SCENARIOS := IntegrationTests/run
 HOSTILE := $(patsubst IntegrationTests/hostile/scenario_%.py,hostile/%,$(wildcard IntegrationTests/hostile/scenario_*.py))
-SCENARIOS := hostile/sessions hostile/flood crash partition hostile/pairing discovery-swift \
+SCENARIOS := soak hostile/sessions hostile/flood crash partition hostile/pairing discovery-swift \
 	bad-input payments web receipts subscriptions discovery discovery-flood shutdown \
 	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest service
 CHECK_SCENARIOS := payments receipts subscriptions bad-input $(HOSTILE) service
@@ -102,6 +102,7 @@ check: deps ## for every change: debug build, Swift tests, vectors, the fast sce
 	$(TIMED) swift-tests $(SWIFT_TESTS)
 	$(TIMED) vectors $(PYTHON) scripts/check-vectors.py
 	$(TIMED) lint-scripts $(MAKE) --no-print-directory lint-scripts
+	$(TIMED) lint $(MAKE) --no-print-directory lint
 	$(TIMED) scenarios $(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(CHECK_SCENARIOS)
 	@echo "make check: all checks passed"
 	@scripts/timed --report $(TIMES)
@@ -128,9 +129,16 @@ debug-checks: build-tests
 	$(TIMED) +swift-tests $(SWIFT_TESTS)
 	$(TIMED) +vectors $(PYTHON) scripts/check-vectors.py
 	$(TIMED) +lint-scripts $(MAKE) --no-print-directory lint-scripts
+	$(TIMED) +lint $(MAKE) --no-print-directory lint
 
 scenarios: build-tests ## every integration scenario, SCENARIO_JOBS at once (IntegrationTests/run NAME runs one)
 	$(RUN_SCENARIOS) -j $(SCENARIO_JOBS) $(SCENARIOS)
+
+# The soak run (IntegrationTests/scenarios/soak.bash): five sandbox daemons under steady traffic, a hostile host,
+# link cuts, kill -9 restarts and an avahi restart; `make test` runs it for 3 minutes, `make soak` for SOAK_SECONDS.
+SOAK_SECONDS ?= 1800
+soak: build-tests ## the soak run for SOAK_SECONDS (default 1800): ledgers agree, no crash, no upward trend, a plot
+	SOAK_SECONDS=$(SOAK_SECONDS) IntegrationTests/scenarios/soak.bash
 
 test-swift: build-tests ## the Swift test suites (no network needed)
 	$(SWIFT_TESTS)
@@ -262,7 +270,7 @@ LINT_SCRIPTS = $$(grep -l -m1 '^\#!/usr/bin/env bash' scripts/* IntegrationTests
 lint-scripts: deps ## shellcheck on every shell script (part of make check and make test)
 	shellcheck -x $(LINT_SCRIPTS)
 
-lint: ## report formatting issues without changing files
+lint: ## report formatting issues without changing files (part of make check and make test)
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 release: deps ## optimised builds of interpayd and interpay (what make install installs); fails on a warning
