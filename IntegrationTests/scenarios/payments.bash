@@ -220,7 +220,8 @@ expect_exit 4 "an unknown payment is not found" on alice show ffffffff
 expect_exit 4 "send to an unknown peer: not found" on alice send nobody-here 1 EUR
 stop_daemon bob
 expect_exit 6 "send to a known peer without a session fails fast" on alice send bob 1 EUR
-expect_match "the message says the peer is not reachable" '*not reachable*' "$last_err"
+expect_match "the message names the peer as every surface does, name (SHORTID), and says it is not reachable" \
+    '*no session with bob (???????): *not reachable*' "$last_err"
 expect_exit 2 "a bad amount is a usage error" on alice send bob 1.234 EUR
 expect_exit 3 "no daemon: exit 3" "$cli" status --socket "$work/none.sock"
 expect_match "no daemon: the message says how to start it" '*Is it running[?]*' "$last_err"

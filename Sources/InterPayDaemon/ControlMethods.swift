@@ -57,6 +57,12 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         } catch let error as RPCError {
             throw error
         } catch let error as EngineError {
+            if case .peerUnreachable(let peer) = error {
+                // Named as every surface names a peer (`PeerLabel`: its trust mark included); a ledger that cannot
+                // say leaves the short ID alone.
+                let names = try? await peerNames()
+                throw RPCError.peerUnreachable(EngineError.unreachable(PeerLabel.text(names?[peer], peer)))
+            }
             throw error.rpcError
         } catch let error as RatesError {
             switch error {
@@ -519,8 +525,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         switch PeerResolver.resolve(text, among: candidates) {
         case .found(let peer):
             if requireSession, !(await sessions.currentSessions().contains { $0.peerID == peer }) {
-                throw EngineError.peerUnreachable(
-                    "\(SafeText.escaped(names[peer]?.shown ?? "")) (\(peer.shortDescription))")
+                throw EngineError.peerUnreachable(peer)
             }
             return peer
         case .ambiguous(let candidates):

@@ -67,7 +67,7 @@ actor PairingCoordinator {
         -> Status
     {
         guard let session = await sessions.currentSessions().first(where: { $0.peerID == peer }) else {
-            throw .peerUnreachable(peer.shortDescription)
+            throw .peerUnreachable(peer)
         }
         guard session.capabilities.contains(PaymentMessage.Pairing.capability) else {
             throw .notPermitted(

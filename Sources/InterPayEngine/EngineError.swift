@@ -10,8 +10,9 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case conflict(ReasonCode)
     /// This side cannot do that to the payment.
     case notPermitted(String)
-    /// No session with the peer: a request is not sent to a peer that cannot receive it.
-    case peerUnreachable(String)
+    /// No session with the peer: a request is not sent to a peer that cannot receive it. The peer, not its text:
+    /// the control layer names it as every surface does (`PeerLabel`).
+    case peerUnreachable(PeerID)
     /// The request itself is invalid (amount, memo, expiry).
     case invalid(String)
     /// The ledger failed.
@@ -28,12 +29,17 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
             "'\(what)' is ambiguous; it matches:\n  \(candidates.joined(separator: "\n  "))"
         case .conflict(let reason): "the payment was \(reason) (\(reason.rawValue))"
         case .notPermitted(let reason): reason
-        case .peerUnreachable(let peer): "no session with \(peer): the peer is not reachable right now"
+        case .peerUnreachable(let peer): Self.unreachable(peer.shortDescription)
         case .invalid(let reason): reason
         case .storage(let reason): "ledger error: \(reason)"
         case .alreadySettling(let reason): reason
         case .keyReused(let key):
             "the idempotency key '\(key)' was used in the last 24 hours for a different request; nothing was sent"
         }
+    }
+
+    /// The text of `peerUnreachable` for a peer shown as `label`.
+    public static func unreachable(_ label: String) -> String {
+        "no session with \(label): the peer is not reachable right now"
     }
 }

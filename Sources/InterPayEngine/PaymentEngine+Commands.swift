@@ -67,7 +67,7 @@ extension PaymentEngine {
         }
         let plan = try planSend(to: payment.payer, ledger: ledger, now: now)
         guard plan.session != nil else {
-            outcome.refusal = .peerUnreachable(payment.payer.shortDescription)
+            outcome.refusal = .peerUnreachable(payment.payer)
             return outcome
         }
         let (lifecycle, actions) = PaymentLifecycle.newRequest(payment, messageID: messageID)

@@ -57,7 +57,7 @@ extension PaymentEngine {
             var outcome = StepOutcome()
             let plan = try planSend(to: payer, ledger: ledger, now: now)
             guard let session = plan.session else {
-                outcome.refusal = .peerUnreachable(payer.shortDescription)
+                outcome.refusal = .peerUnreachable(payer)
                 return outcome
             }
             if let missing = missingCapability(
