@@ -6,7 +6,8 @@ import ServiceLifecycle
 /// Keeps the ledger from only growing (`[ledger] retention`): a minute after the start and then every hour, removes
 /// the payments that are final and not part of the books (rejected, cancelled, expired) last changed more than the
 /// retention ago (`AppDatabase.prune`: never within the replay window, never accepted, paid or settled ones, never a
-/// series' period), leaves a summary row for each batch, and gives the freed pages back. Graceful shutdown ends it.
+/// series' period) and the peers never paired of which nothing is left, leaves a summary row for each batch, and
+/// gives the freed pages back. Graceful shutdown ends it.
 struct RetentionService: Service {
     let database: AppDatabase
     let retention: Duration
@@ -33,12 +34,12 @@ struct RetentionService: Service {
         let cutoff = now.adding(seconds: -retention.components.seconds)
         do {
             let summary = try await database.prune(changedBefore: cutoff, now: now)
-            guard summary.payments > 0 else { return }
+            guard summary.payments > 0 || summary.peers > 0 else { return }
             logger.info(
                 "ledger retention removed old payments that are not part of the books",
                 metadata: [
                     "rejected": "\(summary.rejected)", "cancelled": "\(summary.cancelled)",
-                    "expired": "\(summary.expired)", "events": "\(summary.events)",
+                    "expired": "\(summary.expired)", "events": "\(summary.events)", "peers": "\(summary.peers)",
                     "freedPages": "\(summary.freedPages)", "changedBefore": "\(cutoff.secondsSince1970)",
                 ])
         } catch {

@@ -463,7 +463,7 @@ extension AppDatabase {
 
     /// v15: retention (`AppDatabase.prune`). The event log stays append-only for every payment that is part of the
     /// books or still open; the events of a rejected, cancelled or expired payment may go with their payment once
-    /// retention removes it, and each removal leaves a summary row in `ledgerPrune`.
+    /// retention removes it, and each removal leaves a summary row in `ledgerPrune` (with the peers it forgot).
     private static func migrateV15Retention(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -486,6 +486,7 @@ extension AppDatabase {
                     expired INTEGER NOT NULL CHECK (expired >= 0),
                     events INTEGER NOT NULL CHECK (events >= 0),
                     seenMessages INTEGER NOT NULL CHECK (seenMessages >= 0),
+                    peers INTEGER NOT NULL DEFAULT 0 CHECK (peers >= 0),
                     oldest INTEGER CHECK (oldest IS NULL OR typeof(oldest) = 'integer'),
                     newest INTEGER CHECK (newest IS NULL OR typeof(newest) = 'integer')
                 ) STRICT;

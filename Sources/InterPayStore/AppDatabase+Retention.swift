@@ -13,6 +13,8 @@ public struct PruneSummary: Sendable, Equatable {
     public var events = 0
     /// The answers remembered for their frames.
     public var seenMessages = 0
+    /// Peers forgotten: never paired, nothing left of them in the ledger, not seen since the cutoff.
+    public var peers = 0
     /// Pages given back to the file system afterwards.
     public var freedPages = 0
 
@@ -113,8 +115,41 @@ extension AppDatabase {
             total.seenMessages += step.seenMessages
             if step.payments < batch { break }
         }
-        if total.payments > 0 { total.freedPages = try await vacuumIncrementally() }
+        total.peers = try await forgetPeers(seenBefore: changedBefore, now: now)
+        if total.payments > 0 || total.peers > 0 { total.freedPages = try await vacuumIncrementally() }
         return total
+    }
+
+    /// Forgets the peers last seen before `seenBefore` that were never paired and of which nothing is left: no
+    /// payment, series, frame waiting for them or answer remembered for them, no pairing lockout and no static pin.
+    /// A fresh key costs nothing, and each one that ever held a session left its row for good; `interpay peers`
+    /// listed them all. Recorded in a `ledgerPrune` row of its own when there were any.
+    private func forgetPeers(seenBefore: Timestamp, now: Timestamp) async throws(StoreError) -> Int {
+        try await write("forget old peers") { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM peer WHERE lastSeen < ?
+                        AND peerID NOT IN (SELECT peerID FROM payment)
+                        AND peerID NOT IN (SELECT peerID FROM series)
+                        AND peerID NOT IN (SELECT peerID FROM outbox)
+                        AND peerID NOT IN (SELECT peerID FROM seenMessage)
+                        AND peerID NOT IN (SELECT peerID FROM trustedPeer)
+                        AND peerID NOT IN (SELECT peerID FROM pairingLockout)
+                        AND peerID NOT IN (SELECT peerID FROM staticPin)
+                    """,
+                arguments: [seenBefore.secondsSince1970])
+            let forgotten = db.changesCount
+            if forgotten > 0 {
+                try db.execute(
+                    sql: """
+                        INSERT INTO ledgerPrune
+                            (at, changedBefore, rejected, cancelled, expired, events, seenMessages, peers)
+                        VALUES (?, ?, 0, 0, 0, 0, 0, ?)
+                        """,
+                    arguments: [now.secondsSince1970, seenBefore.secondsSince1970, forgotten])
+            }
+            return forgotten
+        }
     }
 
     /// Gives the file's free pages back to the file system (the ledger runs with `auto_vacuum = INCREMENTAL`);

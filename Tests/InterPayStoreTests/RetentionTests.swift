@@ -104,4 +104,29 @@ struct RetentionTests {
         #expect(pruned.bytes < full.bytes, "\(pruned.bytes) bytes after, \(full.bytes) before")
         #expect(pruned.freeBytes == 0)
     }
+
+    @Test("peers never paired with nothing left in the ledger are forgotten; paired ones and ones with payments stay")
+    func forgetsPeers() async throws {
+        let database = try AppDatabase.inMemory()
+        let stranger = try PeerID(bytes: Array(repeating: 9, count: 32))
+        let friend = try PeerID(bytes: Array(repeating: 8, count: 32))
+        for peer in [stranger, friend] {
+            try await database.apply(
+                LedgerChange(peer: PeerRecord(peerID: peer, name: "x", address: nil, seenAt: at())))
+        }
+        try await database.trust(TrustedPeerRecord(peerID: friend, name: "friend", pairedAt: at()))
+        // bob (incomingRequestChange's payee) has an accepted payment: part of the books, kept with its peer.
+        _ = try await incoming(database, state: "accepted", changedAt: at(100))
+        let now = at(100 * Self.day)
+        let summary = try await database.prune(changedBefore: now, now: now)
+        #expect(summary.peers == 1)
+        let left = try await database.reader.read { db in
+            try String.fetchAll(db, sql: "SELECT peerID FROM peer ORDER BY peerID")
+        }
+        #expect(left.sorted() == [friend.description, try Peers.bob().description].sorted())
+        // Seen after the cutoff: kept.
+        try await database.apply(
+            LedgerChange(peer: PeerRecord(peerID: stranger, name: "x", address: nil, seenAt: at(100 * Self.day))))
+        #expect(try await database.prune(changedBefore: now, now: now).peers == 0)
+    }
 }
