@@ -3,8 +3,8 @@
 # `_interpay._tcp` instances, each with its own random peer ID, whose SRV records all point at host 3, where a plain
 # TCP listener counts the connections it gets (and closes them: host 3 is not a peer). The daemon on host 1 must
 # keep at most DiscoveryTargets.maxPerHost targets for host 3, and give up on each after giveUpAfter dials without
-# a handshake: host 3 gets at most 8 × 6 = 48 connections, none in the last part of the run, and the daemon keeps
-# serving. Before the caps, the same announcements made the daemon dial host 3 about 20 times a second for as long
+# a handshake: host 3 gets at most 8 × 6 = 48 connections, then none (20 s without one ends the run), and the
+# daemon keeps serving. Before the caps, the same announcements made the daemon dial host 3 about 20 times a second for as long
 # as they stayed.
 set -euo pipefail
 
@@ -13,7 +13,8 @@ usage() {
 Usage: IntegrationTests/scenarios/discovery-flood.bash [--fakes N] [--seconds S]
 
   --fakes N     fake instances announced (default 200)
-  --seconds S   how long the announcements stay (default 45); the last third must bring no connection
+  --seconds S   how long the announcements stay at least (default 45); then the run ends after 20 s without a
+                connection (at most 60 s more)
 
 Runs inside a fresh three-host scripts/lan-sandbox. Environment: INTERPAYD, INTERPAY (binaries; default
 .build/debug). Prints PASS/FAIL per check and exits non-zero on any failure.
@@ -78,13 +79,25 @@ for ((i = 0; i < fakes; i++)); do
         "v=1" "id=${ids[i]}" >>"$work/publish.log" 2>&1 &
     background+=($!)
 done
+# The announcements stay for --seconds; then, however slowly a loaded machine resolved them, the connections must
+# stop: the run ends once none came for 20 s (within 60 s more), and the total is what the caps allow.
 started=$SECONDS
-sleep "$((seconds * 2 / 3))"
-early=$(wc -l <"$work/accepts")
-sleep "$((seconds - seconds * 2 / 3))"
+last=0
+changed=$SECONDS
+while true; do
+    count=$(wc -l <"$work/accepts")
+    if ((count != last)); then
+        last=$count
+        changed=$SECONDS
+    fi
+    elapsed=$((SECONDS - started))
+    if ((elapsed >= seconds && SECONDS - changed >= 20)) || ((elapsed >= seconds + 60)); then break; fi
+    sleep 1
+done
+quiet=$((SECONDS - changed))
 total=$(wc -l <"$work/accepts")
 appeared=$(grep -c "peer appeared.*address=$HOST3_ADDR" "$work/alice.log" || true)
-echo "fake instances announced: $fakes; seen by alice: $appeared; connections to host 3: $total in $((SECONDS - started)) s ($early in the first two thirds)"
+echo "fake instances announced: $fakes; seen by alice: $appeared; connections to host 3: $total in $((SECONDS - started)) s, none in the last $quiet s"
 
 if ((appeared > per_host)); then
     pass "alice resolved more fake instances ($appeared) than she keeps targets for host 3"
@@ -96,7 +109,11 @@ if ((total <= per_host * give_up_after)); then
 else
     fail "connections to host 3: $total, more than $per_host × $give_up_after"
 fi
-expect_eq "no connection to host 3 in the last third of the run" "$early" "$total"
+if ((quiet >= 20)); then
+    pass "the connections to host 3 stopped (none in the last $quiet s)"
+else
+    fail "connections to host 3 went on to the end (the last $quiet s before it)"
+fi
 answers() { on alice status >/dev/null; }
 check "alice still answers" answers
 summary_detail="$total connections to the announced host in $seconds s"
