@@ -75,8 +75,8 @@ else
     fail "subscription: $(cat "$work/subscribe.err")"
 fi
 
-# pid_of NAME: the daemon's own process (the sandbox's exec wrapper is its parent), found by its socket argument.
-pid_of() { pgrep -n -f -- "--socket $work/$1.sock" || true; }
+# pid_of NAME: the daemon's own process, found by its command line (the CLI's carry the same --socket).
+pid_of() { pgrep -n -f -- "/interpayd --log-level [a-z]* --config $work/$1.toml" || true; }
 
 # The sampler: every 5 s, RSS (kB), descriptors and threads of each daemon.
 sample() {
@@ -178,11 +178,17 @@ while ((SECONDS - started < seconds)); do
         cuts=$((cuts + 1))
         next_cut=$((SECONDS + 60))
     elif ((SECONDS >= next_kill)); then
-        kill -KILL "$(pid_of "$victim")" 2>/dev/null || true
-        wait "${pids[$victim]}" 2>/dev/null || true
-        echo "--- SIGKILL $(date +%T)" >>"$work/$victim.log"
-        start "$victim"
-        kills=$((kills + 1))
+        victim_pid=$(pid_of "$victim")
+        [[ -z $victim_pid ]] || kill -KILL "$victim_pid" 2>/dev/null || true
+        for _ in {1..50}; do running "$victim" || break; sleep 0.2; done
+        if running "$victim"; then
+            fail "$victim still running 10 s after SIGKILL (pid ${victim_pid:-not found})"
+        else
+            wait "${pids[$victim]}" 2>/dev/null || true
+            echo "--- SIGKILL $(date +%T)" >>"$work/$victim.log"
+            start "$victim"
+            kills=$((kills + 1))
+        fi
         next_kill=$((SECONDS + 150))
     elif ((avahi_at > 0 && SECONDS >= avahi_at)); then
         for host in 1 2 3 4 5 6; do "$sandbox" avahi "$host" restart >/dev/null; done
