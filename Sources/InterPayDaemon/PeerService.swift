@@ -106,10 +106,11 @@ struct PeerService: Service, UsesDaemonServices {
                 listenerFailure = failure
                 break
             }
-            logger.info("shutting down")
             // One direction: nothing is dialed or accepted from here on, then the peers are told, then their
-            // sessions get a moment to close in order (at most a second) before everything is cancelled.
+            // sessions get a moment to close in order (at most a second) before everything is cancelled. Said once
+            // the stop has begun: a session that registered before it logged its "session up" before this line.
             await sessions.beginShutdown()
+            logger.info("shutting down")
             await sessions.closeAll(reason: "shutting down")
             await sessions.waitForSessionsToEnd(within: .seconds(1))
             group.cancelAll()
