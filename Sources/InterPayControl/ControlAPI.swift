@@ -1,14 +1,12 @@
-/// The control methods: each one's name, params and result, in one table (`methods`).
+/// The control methods: each one's name, params and result, and in `routes` (the one list of them) the
+/// `ControlService` requirement that answers it.
 ///
 /// The daemon answers them, `interpay` calls them (`ControlClient.call(_:_:)`), and the web app calls those whose
 /// `webAccess` allows it under `/api/`. The field names of params and results are a stable contract (README);
 /// `subscribe` (the event stream) is the control server's own.
 public enum ControlAPI {
-    /// Every method, in the order the README lists them.
-    public static let methods: [any AnyControlMethod] = [
-        status, peers, pair, untrust, rename, send, accept, reject, cancel, paid, received, receipt, export, list,
-        show, history, stats, convert, rates, currency, web, offer, approve, decline, unsubscribe, subscriptions,
-    ]
+    /// Every method, in the order the README lists them: those of `routes`.
+    public static let methods: [any AnyControlMethod] = routes.map(\.method)
 
     /// `status`: the daemon's name, IDs, ports, uptime.
     public static let status = ControlMethod<NoParams, DaemonStatus>("status", web: .get)

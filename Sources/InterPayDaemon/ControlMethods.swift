@@ -7,10 +7,10 @@ import InterPayStore
 import InterPayTransport
 import InterPayWeb
 
-/// The daemon's JSON-RPC methods on the control socket: what `interpay` calls.
+/// The daemon's side of the control contract (`ControlService`): what `interpay` and the web app call.
 ///
 /// Field names in results are a stable contract (documented in the README).
-struct ControlMethods: ControlHandler, UsesDaemonServices {
+struct ControlMethods: ControlService, UsesDaemonServices {
     let services: DaemonServices
     let startedAt: ContinuousClock.Instant
     /// The web app's access (its token, login codes and sessions), nil when the web app is off.
@@ -18,76 +18,34 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
 
     func events() -> AsyncStream<JSONValue> { broadcaster.subscribe() }
 
-    func handle(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
-        do {
-            typealias API = ControlAPI
-            switch method {
-            case API.status.name: return try await answer(API.status, params) { _ in await status() }
-            case API.peers.name: return try await answer(API.peers, params) { _ in try await peers() }
-            case API.pair.name: return try await answer(API.pair, params, pair)
-            case API.untrust.name: return try await answer(API.untrust, params, untrust)
-            case API.rename.name: return try await answer(API.rename, params, rename)
-            case API.send.name: return try await answer(API.send, params, send)
-            case API.accept.name: return try await answer(API.accept, params) { try await decide(.accept, $0) }
-            case API.reject.name:
-                return try await answer(API.reject, params) {
-                    try await decide(.reject(reason: try reason($0)), $0)
-                }
-            case API.cancel.name: return try await answer(API.cancel, params) { try await decide(.cancel, $0) }
-            case API.paid.name: return try await answer(API.paid, params, paid)
-            case API.received.name: return try await answer(API.received, params, received)
-            case API.receipt.name: return try await answer(API.receipt, params, receipt)
-            case API.export.name: return try await answer(API.export, params, export)
-            case API.list.name: return try await answer(API.list, params, list)
-            case API.show.name: return try await answer(API.show, params, show)
-            case API.history.name: return try await answer(API.history, params, history)
-            case API.stats.name: return try await answer(API.stats, params, stats)
-            case API.convert.name: return try await answer(API.convert, params, convert)
-            case API.rates.name: return try await answer(API.rates, params, rates)
-            case API.currency.name: return try await answer(API.currency, params, preferredCurrency)
-            case API.web.name: return try await answer(API.web, params) { _ in try web() }
-            case API.offer.name: return try await answer(API.offer, params, offer)
-            case API.approve.name: return try await answer(API.approve, params, approve)
-            case API.decline.name: return try await answer(API.decline, params, decline)
-            case API.unsubscribe.name: return try await answer(API.unsubscribe, params, unsubscribe)
-            case API.subscriptions.name:
-                return try await answer(API.subscriptions, params) { _ in try await subscriptions() }
-            default: throw RPCError.methodNotFound(method)
-            }
-        } catch let error as RPCError {
-            throw error
-        } catch let error as EngineError {
+    /// The JSON-RPC error for what a method threw: engine refusals by kind (a peer named as every surface names one),
+    /// rates and ledger errors by what the user can do about them.
+    func rpcError(for error: any Error) async -> RPCError {
+        switch error {
+        case let error as EngineError:
             if case .peerUnreachable(let peer) = error {
                 // Named as every surface names a peer (`PeerLabel`: its trust mark included); a ledger that cannot
                 // say leaves the short ID alone.
                 let names = try? await peerNames()
-                throw RPCError.peerUnreachable(EngineError.unreachable(PeerLabel.text(names?[peer], peer)))
+                return RPCError.peerUnreachable(EngineError.unreachable(PeerLabel.text(names?[peer], peer)))
             }
-            throw error.rpcError
-        } catch let error as RatesError {
+            return error.rpcError
+        case let error as RatesError:
             switch error {
-            case .unsupportedCurrency: throw RPCError.invalidParams(error.description)
-            default: throw RPCError.unavailable(error.description)
+            case .unsupportedCurrency: return RPCError.invalidParams(error.description)
+            default: return RPCError.unavailable(error.description)
             }
-        } catch let error as StoreError {
-            if case .invalidPrefix = error { throw RPCError.invalidParams(error.description) }
-            throw RPCError.internalError("ledger error: \(error.description)")
-        } catch {
-            throw RPCError.internalError(String(describing: error))
+        case let error as StoreError:
+            if case .invalidPrefix = error { return RPCError.invalidParams(error.description) }
+            return RPCError.internalError("ledger error: \(error.description)")
+        default:
+            return RPCError.internalError(String(describing: error))
         }
-    }
-
-    /// Reads `params` as `method`'s, runs `body` and encodes its result: the one place a method's JSON is made.
-    private func answer<Params, Result>(
-        _ method: ControlMethod<Params, Result>, _ params: JSONValue?, _ body: (Params) async throws -> Result
-    ) async throws -> JSONValue {
-        let params = try method.decodeParams(params)
-        return try method.encodeResult(try await body(params))
     }
 
     // MARK: Methods
 
-    private func status() async -> DaemonStatus {
+    func status() async -> DaemonStatus {
         let uptime = ContinuousClock.now - startedAt
         return DaemonStatus(
             name: configuration.name, id: sessions.identity.peerID.description,
@@ -111,7 +69,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
 
     /// `web`: the web app's address and the URL that logs in with the token (`interpay web`). Only on the control
     /// socket: whoever may use the socket may use the web app.
-    private func web() throws(RPCError) -> WebLogin {
+    func web() throws(RPCError) -> WebLogin {
         guard let address = configuration.webListen, let webAccess else {
             throw RPCError.unavailable("the web app is off (interpayd --no-web, or [web] enabled = false)")
         }
@@ -124,7 +82,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     }
 
     /// `peers`: from one read of the ledger (`peerDirectory`) and one look at the sessions.
-    private func peers() async throws -> PeerList {
+    func peers() async throws -> PeerList {
         let live = await sessions.currentSessions()
         let unpinned = configuration.staticPeers.filter { $0.peerID == nil }.map(\.address)
         let directory = try await database.peerDirectory(pinnedAt: unpinned)
@@ -172,7 +130,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     /// `pair {peer, code?}`: without a code, starts an attempt (or joins the one in progress) and returns the
     /// verification code once both sides have it, or `waiting` while the peer's user has not started (`me` gives
     /// the short ID that user must name); with a code, confirms it and trusts the peer.
-    private func pair(_ params: PairParams) async throws -> PairingInfo {
+    func pair(_ params: PairParams) async throws -> PairingInfo {
         let peerText = try required(params.peer, "peer")
         if let codeText = params.code {
             guard let code = PairingCode(userInput: codeText) else {
@@ -199,7 +157,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
 
     /// `untrust {peer}`: forgets a pairing, and the key pinned for it at any static peer address (so that the next
     /// key seen there is pinned instead: a static peer whose key really changed).
-    private func untrust(_ params: PeerParams) async throws -> UntrustInfo {
+    func untrust(_ params: PeerParams) async throws -> UntrustInfo {
         let peer = try await resolvePeer(try required(params.peer, "peer"), requireSession: false)
         let unpaired = try await pairing.untrust(peer)
         let addresses = try await database.unpinStatic(peer)
@@ -214,7 +172,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     }
 
     /// `rename {peer, name}`: the name a paired peer is shown under here, whatever it announces.
-    private func rename(_ params: RenameParams) async throws -> PeerIdentity {
+    func rename(_ params: RenameParams) async throws -> PeerIdentity {
         let peer = try await resolvePeer(try required(params.peer, "peer"), requireSession: false)
         let name = try required(params.name, "name")
         if let problem = DisplayName.problem(with: name) { throw RPCError.invalidParams(problem) }
@@ -225,7 +183,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         return PeerIdentity(name: name, id: peer.description, shortID: peer.shortDescription)
     }
 
-    private func send(_ params: SendParams) async throws -> PaymentInfo {
+    func send(_ params: SendParams) async throws -> PaymentInfo {
         let peerText = try required(params.peer, "peer")
         let amount = try money(params.amount, params.currency)
         let key = params.idempotencyKey
@@ -248,6 +206,14 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     /// `accept`, `reject`, `cancel`. A decision that lost to the peer's crossing one (the payee's cancel reached
     /// the payee's ledger first, say) is a conflict naming the outcome, whichever side learned of it first: the same
     /// outcome always gives the same answer (exit 5).
+    func accept(_ params: PaymentParams) async throws -> PaymentInfo { try await decide(.accept, params) }
+
+    func reject(_ params: PaymentParams) async throws -> PaymentInfo {
+        try await decide(.reject(reason: try reason(params)), params)
+    }
+
+    func cancel(_ params: PaymentParams) async throws -> PaymentInfo { try await decide(.cancel, params) }
+
     private func decide(_ decision: PaymentEngine.Decision, _ params: PaymentParams) async throws -> PaymentInfo {
         let record = try await resolvePayment(params)
         let decided = try await engine.decide(decision, paymentID: record.id)
@@ -265,7 +231,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
 
     /// `paid {payment, method?, reference?}`: the payer marks an accepted payment paid and waits (bounded) for the
     /// payee's answer.
-    private func paid(_ params: PaymentParams) async throws -> PaymentInfo {
+    func paid(_ params: PaymentParams) async throws -> PaymentInfo {
         let record = try await resolvePayment(params)
         var method: PaymentMethod?
         if let text = params.method {
@@ -279,14 +245,14 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     }
 
     /// `received {payment}`: the payee confirms the money arrived; the payment is settled and the receipt signed.
-    private func received(_ params: PaymentParams) async throws -> PaymentInfo {
+    func received(_ params: PaymentParams) async throws -> PaymentInfo {
         let record = try await resolvePayment(params)
         return try await info(try await engine.settle(paymentID: record.id))
     }
 
     /// `receipt {payment}`: the stored receipt's canonical text and its one-line summary; `not-found` naming why
     /// when there is none.
-    private func receipt(_ params: PaymentParams) async throws -> ReceiptInfo {
+    func receipt(_ params: PaymentParams) async throws -> ReceiptInfo {
         let record = try await resolvePayment(params)
         guard let text = record.receipt else {
             let why: String
@@ -323,7 +289,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
 
     /// `export {from?, to?, state?}`: every payment created in `[from, to)` (times as seconds), oldest first, with
     /// its settlement and quote columns (the CLI writes them as CSV or JSON).
-    private func export(_ params: ExportParams) async throws -> PaymentList {
+    func export(_ params: ExportParams) async throws -> PaymentList {
         var filter = PaymentFilter()
         filter.state = try state(params.state)
         filter.createdFrom = params.from.map(Timestamp.init(secondsSince1970:))
@@ -352,7 +318,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         return reason
     }
 
-    private func list(_ params: ListParams) async throws -> PaymentList {
+    func list(_ params: ListParams) async throws -> PaymentList {
         var filter = PaymentFilter()
         filter.state = try state(params.state)
         if let direction = params.direction {
@@ -381,7 +347,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         return PeerName(announcedName: announced, pinned: view.pinnedName)
     }
 
-    private func show(_ params: PaymentParams) async throws -> PaymentDetailInfo {
+    func show(_ params: PaymentParams) async throws -> PaymentDetailInfo {
         let text = try required(params.payment, "payment")
         let detail = try await database.paymentDetail(idPrefix: text)
         let view = try Self.only(text, in: detail.matches.map { ($0.record, peerName($0)) }).flatMap { _ in
@@ -407,13 +373,13 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
         return events.last { $0.detail?.hasPrefix(prefix) == true }?.detail.map { String($0.dropFirst(prefix.count)) }
     }
 
-    private func history(_ params: ListParams) async throws -> PaymentList {
+    func history(_ params: ListParams) async throws -> PaymentList {
         let limit = Int(max(0, min(params.limit ?? 50, 100_000)))
         return try await paymentList(
             try await database.paymentViews(filter: PaymentFilter(limit: limit, finalOnly: true)))
     }
 
-    private func stats(_ params: StatsParams) async throws -> StatsInfo {
+    func stats(_ params: StatsParams) async throws -> StatsInfo {
         let grouping: StatsGrouping =
             switch params.by ?? "currency" {
             case "category": .category
@@ -451,9 +417,9 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     }
 
     /// `convert {amount, from, to}`: the amount converted with the current (or last known) rates.
-    private func convert(_ params: ConvertParams) async throws -> ConvertedAmount {
-        let from = try currency(required(params.from, "from"))
-        let to = try currency(required(params.to, "to"))
+    func convert(_ params: ConvertParams) async throws -> ConvertedAmount {
+        let from = try currencyCode(required(params.from, "from"))
+        let to = try currencyCode(required(params.to, "to"))
         let amount: Money
         do {
             amount = try Money(parsing: try required(params.amount, "amount"), currency: from)
@@ -466,8 +432,8 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     }
 
     /// `rates {base?}`: where the rates come from, how old they are, and whether they are stale.
-    private func rates(_ params: RatesParams) async throws -> RatesInfo {
-        let base = try params.base.map(currency) ?? conversions.preferred ?? conversions.rates.base
+    func rates(_ params: RatesParams) async throws -> RatesInfo {
+        let base = try params.base.map(currencyCode) ?? conversions.preferred ?? conversions.rates.base
         let now = Timestamp.now
         let current = try await conversions.rates.rates(base: base, now: now)
         let snapshot = current.snapshot
@@ -481,9 +447,9 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
     /// `currency {currency?, clear?}`: the preferred currency, and where it comes from (`configuration`, `user` or
     /// `none`); with `currency`, the user's choice, kept in the ledger across restarts; with `clear: true`, back to the
     /// configuration's (`rates.currency`).
-    private func preferredCurrency(_ params: CurrencyParams) async throws -> PreferredCurrencyInfo {
+    func currency(_ params: CurrencyParams) async throws -> PreferredCurrencyInfo {
         if let text = params.currency {
-            let chosen = try currency(text)
+            let chosen = try currencyCode(text)
             try await database.setPreference(.preferredCurrency, to: chosen.code)
             conversions.preference.set(chosen)
         } else if params.clear == true {
@@ -494,7 +460,7 @@ struct ControlMethods: ControlHandler, UsesDaemonServices {
             currency: conversions.preferred?.code, source: conversions.preference.source.rawValue)
     }
 
-    private func currency(_ text: String) throws -> CurrencyCode {
+    private func currencyCode(_ text: String) throws -> CurrencyCode {
         do { return try CurrencyCode(userInput: text) } catch { throw RPCError.invalidParams(error.description) }
     }
 

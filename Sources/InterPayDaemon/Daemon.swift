@@ -110,8 +110,8 @@ public enum Daemon {
                 throw .web(error.description)
             }
         }
-        let methods = ControlMethods(services: services, startedAt: .now, webAccess: webAccess)
-        let control = ControlService(
+        let methods = ControlDispatcher(ControlMethods(services: services, startedAt: .now, webAccess: webAccess))
+        let control = ControlSocketService(
             server: ControlServer(
                 configuration: ControlServerConfiguration(
                     path: configuration.socketPath, groupID: configuration.socketGroupID),

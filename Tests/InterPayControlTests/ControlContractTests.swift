@@ -49,3 +49,76 @@ struct ControlContractTests {
         #expect(try JSONValue.object(["currency": .null, "source": "none"]).decode(PreferredCurrencyInfo.self) == none)
     }
 }
+
+/// A `ControlService` whose every method throws `Reached` naming itself, to prove where each route leads.
+struct ReachedService: ControlService {
+    struct Reached: Error { let method: String }
+
+    func status() async throws -> DaemonStatus { throw Reached(method: "status") }
+    func peers() async throws -> PeerList { throw Reached(method: "peers") }
+    func pair(_ params: PairParams) async throws -> PairingInfo { throw Reached(method: "pair") }
+    func untrust(_ params: PeerParams) async throws -> UntrustInfo { throw Reached(method: "untrust") }
+    func rename(_ params: RenameParams) async throws -> PeerIdentity { throw Reached(method: "rename") }
+    func send(_ params: SendParams) async throws -> PaymentInfo { throw Reached(method: "send") }
+    func accept(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "accept") }
+    func reject(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "reject") }
+    func cancel(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "cancel") }
+    func paid(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "paid") }
+    func received(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "received") }
+    func receipt(_ params: PaymentParams) async throws -> ReceiptInfo { throw Reached(method: "receipt") }
+    func export(_ params: ExportParams) async throws -> PaymentList { throw Reached(method: "export") }
+    func list(_ params: ListParams) async throws -> PaymentList { throw Reached(method: "list") }
+    func show(_ params: PaymentParams) async throws -> PaymentDetailInfo { throw Reached(method: "show") }
+    func history(_ params: ListParams) async throws -> PaymentList { throw Reached(method: "history") }
+    func stats(_ params: StatsParams) async throws -> StatsInfo { throw Reached(method: "stats") }
+    func convert(_ params: ConvertParams) async throws -> ConvertedAmount { throw Reached(method: "convert") }
+    func rates(_ params: RatesParams) async throws -> RatesInfo { throw Reached(method: "rates") }
+    func currency(_ params: CurrencyParams) async throws -> PreferredCurrencyInfo { throw Reached(method: "currency") }
+    func web() async throws -> WebLogin { throw Reached(method: "web") }
+    func offer(_ params: OfferParams) async throws -> SeriesInfo { throw Reached(method: "offer") }
+    func approve(_ params: SeriesParams) async throws -> SeriesInfo { throw Reached(method: "approve") }
+    func decline(_ params: SeriesParams) async throws -> SeriesInfo { throw Reached(method: "decline") }
+    func unsubscribe(_ params: SeriesParams) async throws -> SeriesInfo { throw Reached(method: "unsubscribe") }
+    func subscriptions() async throws -> SeriesList { throw Reached(method: "subscriptions") }
+    func events() -> AsyncStream<JSONValue> { AsyncStream { $0.finish() } }
+
+    func rpcError(for error: any Error) async -> RPCError {
+        guard let reached = error as? Reached else { return .internalError("unexpected \(error)") }
+        return .internalError("reached \(reached.method)")
+    }
+}
+
+@Suite("Control dispatch")
+struct ControlDispatchTests {
+    /// Params every method accepts (`convert` reads `from` and `to` as currencies, `export` as times).
+    static func params(for method: String) -> JSONValue {
+        if method == "convert" { return ["amount": "1", "from": "EUR", "to": "USD"] }
+        return [
+            "payment": "abcd", "peer": "bob", "name": "Bob", "amount": "1.00", "currency": "EUR", "every": "month",
+            "series": "abcd",
+        ]
+    }
+
+    @Test("each method's route reaches the service's method of the same name, with its params read once")
+    func everyRouteReachesItsMethod() async {
+        let dispatcher = ControlDispatcher(ReachedService())
+        #expect(ControlAPI.routes.count == 26)
+        for route in ControlAPI.routes {
+            let name = route.method.name
+            await #expect(throws: RPCError.internalError("reached \(name)")) {
+                try await dispatcher.handle(method: name, params: Self.params(for: name))
+            }
+        }
+    }
+
+    @Test("an unknown method is methodNotFound; params that do not fit are invalidParams before the service")
+    func refusals() async {
+        let dispatcher = ControlDispatcher(ReachedService())
+        await #expect(throws: RPCError.methodNotFound("teleport")) {
+            try await dispatcher.handle(method: "teleport", params: nil)
+        }
+        await #expect(throws: RPCError.invalidParams("missing parameter 'payment'")) {
+            try await dispatcher.handle(method: "accept", params: ["reason": "no"])
+        }
+    }
+}

@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 
 /// Serves the control socket until graceful shutdown; the socket file is removed when it stops.
-struct ControlService: Service {
+struct ControlSocketService: Service {
     let server: ControlServer
     let broadcaster: EventBroadcaster
     let readiness: Readiness
@@ -24,7 +24,7 @@ struct ControlService: Service {
     }
 }
 
-extension ControlService: CustomStringConvertible {
+extension ControlSocketService: CustomStringConvertible {
     /// A short name for ServiceLifecycle's log lines (instead of a dump of every property).
-    var description: String { "ControlService" }
+    var description: String { "ControlSocketService" }
 }
