@@ -1,3 +1,5 @@
+public import InterPayCore
+
 // The params of the control methods (`ControlAPI`). A nil optional is left out of the request; a required string
 // that is empty counts as missing.
 
@@ -96,16 +98,18 @@ public struct PaymentParams: Codable, Sendable, Equatable {
 /// `{state?, direction?, peer?, limit?}` (`list`), and `{limit?}` (`history`).
 public struct ListParams: Codable, Sendable, Equatable {
     /// Only payments in this state.
-    public var state: String?
-    /// `in` or `out`.
-    public var direction: String?
+    public var state: PaymentState?
+    /// Only incoming or only outgoing payments.
+    public var direction: PaymentDirection?
     /// Only payments with this peer.
     public var peer: String?
     /// At most this many, newest first.
     public var limit: Int64?
 
     /// Params.
-    public init(state: String? = nil, direction: String? = nil, peer: String? = nil, limit: Int64? = nil) {
+    public init(
+        state: PaymentState? = nil, direction: PaymentDirection? = nil, peer: String? = nil, limit: Int64? = nil
+    ) {
         self.state = state
         self.direction = direction
         self.peer = peer
@@ -120,10 +124,10 @@ public struct ExportParams: Codable, Sendable, Equatable {
     /// Created before (Unix time).
     public var to: Int64?
     /// Only payments in this state.
-    public var state: String?
+    public var state: PaymentState?
 
     /// Params.
-    public init(from: Int64? = nil, to: Int64? = nil, state: String? = nil) {
+    public init(from: Int64? = nil, to: Int64? = nil, state: PaymentState? = nil) {
         self.from = from
         self.to = to
         self.state = state

@@ -1,3 +1,5 @@
+public import InterPayCore
+
 /// A payment as the control methods answer it (`send`, `accept`, `list`, …) and as `interpay watch` and the web app
 /// see it in events. Its field names are a stable contract (README, "JSON output"); every field is present, `null`
 /// when it has no value.
@@ -8,7 +10,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     /// answer (a list lengthens the tails that would be alike).
     public var shortID: String
     /// `out` when this side asked for the money (the payee), `in` when it is asked to pay (the payer).
-    public var direction: String
+    public var direction: PaymentDirection
     /// The other side.
     public var peer: PaymentPeer
     /// The amount, a decimal string with the currency's digits (`12.50`).
@@ -22,7 +24,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     /// A category for statistics.
     @Nullable public var category: String?
     /// `pending`, `accepted`, `paid`, `settled`, `rejected`, `cancelled` or `expired`.
-    public var state: String
+    public var state: PaymentState
     /// False while the payer's decision waits for the payee's confirmation.
     public var confirmed: Bool
     /// Why it was rejected or cancelled, in the peer's words.
@@ -56,9 +58,9 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
 
     /// A payment.
     public init(
-        id: String, shortID: String, direction: String, peer: PaymentPeer, amount: String, currency: String,
+        id: String, shortID: String, direction: PaymentDirection, peer: PaymentPeer, amount: String, currency: String,
         minorUnits: Int64,
-        memo: String, category: String?, state: String, confirmed: Bool, reason: String?, reasonCode: String?,
+        memo: String, category: String?, state: PaymentState, confirmed: Bool, reason: String?, reasonCode: String?,
         converted: ConvertedAmount?, quote: Conversion?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
         acceptedAt: Int64?, paidAt: Int64?, settledAt: Int64?, method: String?, reference: String?, receipt: Bool,
         series: PaymentSeriesLink?

@@ -57,7 +57,7 @@ public struct StatsInfo: Codable, Sendable, Equatable {
         /// The category, the peer's name, or the currency; null for payments without a category.
         @Nullable public var group: String?
         /// `in` or `out`.
-        public var direction: String
+        public var direction: PaymentDirection
         /// The ISO 4217 code.
         public var currency: String
         /// Accepted payments.
@@ -79,7 +79,7 @@ public struct StatsInfo: Codable, Sendable, Equatable {
 
         /// A row.
         public init(
-            group: String?, direction: String, currency: String, count: Int64, total: String, average: String,
+            group: String?, direction: PaymentDirection, currency: String, count: Int64, total: String, average: String,
             totalMinor: Int64, averageMinor: Int64, settledCount: Int64, settledTotal: String, settledMinor: Int64
         ) {
             self.group = group

@@ -1,3 +1,5 @@
+public import InterPayCore
+
 /// A subscription (a series of payment requests) as `subscriptions` lists it and `offer`, `approve`, `decline` and
 /// `unsubscribe` answer it, and as the `series-updated` event carries it.
 public struct SeriesInfo: Codable, Sendable, Equatable {
@@ -29,7 +31,7 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
     /// The ID as people read and type it (`RecordShortID`), unique among the series of the same answer.
     public var shortID: String
     /// `out` for the payee's side, `in` for the payer's.
-    public var direction: String
+    public var direction: PaymentDirection
     /// The other side.
     public var peer: Peer
     /// The amount of each period, a decimal string.
@@ -51,8 +53,8 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
     public var memo: String
     /// A category for statistics.
     @Nullable public var category: String?
-    /// `offered`, `active`, `declined` or `ended`.
-    public var state: String
+    /// `offered`, `approved`, `declined` or `ended`.
+    public var state: SeriesState
     /// The payer's cap per period, a decimal string.
     @Nullable public var cap: String?
     /// The next due date (Unix time); null when none is left.
@@ -82,9 +84,10 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
 
     /// A series.
     public init(
-        id: String, shortID: String, direction: String, peer: Peer, amount: String, currency: String, every: String,
+        id: String, shortID: String, direction: PaymentDirection, peer: Peer, amount: String, currency: String,
+        every: String,
         count: Int64?,
-        start: Int64, timeZone: String, periodSeconds: Int64?, memo: String, category: String?, state: String,
+        start: Int64, timeZone: String, periodSeconds: Int64?, memo: String, category: String?, state: SeriesState,
         cap: String?, nextDue: Int64?, instances: Int64, paid: Int64, reason: String?, endedBy: String?,
         delivered: Bool, createdAt: Int64, updatedAt: Int64, approvedPeriods: Int64? = nil,
         approvedTotal: String? = nil, autoAccepted: Int64 = 0, autoAcceptedTotal: String = "0"

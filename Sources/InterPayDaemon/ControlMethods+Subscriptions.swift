@@ -142,7 +142,7 @@ extension ControlMethods {
             ? nil : calendar.nextDue(after: now, count: series.count).map { calendar.due($0).secondsSince1970 }
         return SeriesInfo(
             id: series.id.wireString, shortID: RecordShortID.tail(of: series.id.wireString),
-            direction: series.role == .payee ? "out" : "in",
+            direction: PaymentDirection(series.role),
             peer: SeriesInfo.Peer(
                 id: series.peerID.description, shortID: series.peerID.shortDescription, name: peerName?.shown,
                 announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),
@@ -150,7 +150,7 @@ extension ControlMethods {
             every: series.periodSeconds == nil ? series.period.rawValue : "seconds",
             count: series.count.map { Int64($0) }, start: series.start.secondsSince1970, timeZone: series.timeZone,
             periodSeconds: series.periodSeconds, memo: series.memo, category: series.category,
-            state: series.state.rawValue, cap: series.capMinor.map(amount), nextDue: nextDue,
+            state: series.state, cap: series.capMinor.map(amount), nextDue: nextDue,
             instances: Int64(view.instances), paid: Int64(view.paid), reason: series.reason,
             endedBy: series.endedBy?.rawValue, delivered: series.outMessageID == nil,
             createdAt: series.createdAt.secondsSince1970, updatedAt: series.updatedAt.secondsSince1970,

@@ -291,19 +291,12 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     /// its settlement and quote columns (the CLI writes them as CSV or JSON).
     func export(_ params: ExportParams) async throws -> PaymentList {
         var filter = PaymentFilter()
-        filter.state = try state(params.state)
+        filter.state = params.state
         filter.createdFrom = params.from.map(Timestamp.init(secondsSince1970:))
         filter.createdBefore = params.to.map(Timestamp.init(secondsSince1970:))
         let views = try await database.paymentViews(filter: filter).reversed()
         return PaymentList(
             payments: views.map { Self.info($0.record, peerName: peerName($0), converted: nil) }.withUniqueShortIDs())
-    }
-
-    /// A state filter from the control socket.
-    private func state(_ text: String?) throws -> PaymentState? {
-        guard let text else { return nil }
-        guard let value = PaymentState(rawValue: text) else { throw RPCError.invalidParams("unknown state \(text)") }
-        return value
     }
 
     /// A reject reason from the control socket: at most `Limits.maxReasonLength` code points, no control character.
@@ -320,11 +313,8 @@ struct ControlMethods: ControlService, UsesDaemonServices {
 
     func list(_ params: ListParams) async throws -> PaymentList {
         var filter = PaymentFilter()
-        filter.state = try state(params.state)
-        if let direction = params.direction {
-            guard ["in", "out"].contains(direction) else { throw RPCError.invalidParams("direction is in or out") }
-            filter.role = direction == "in" ? .payer : .payee
-        }
+        filter.state = params.state
+        filter.role = params.direction?.role
         if let peer = params.peer { filter.peerID = try await resolvePeer(peer, requireSession: false) }
         filter.limit = Int(max(0, min(params.limit ?? 200, 100_000)))
         return try await paymentList(try await database.paymentViews(filter: filter))
@@ -409,7 +399,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                     group = name.isEmpty ? id.shortDescription : name
                 }
                 return StatsInfo.Row(
-                    group: group, direction: row.role == .payee ? "out" : "in", currency: row.currency,
+                    group: group, direction: PaymentDirection(row.role), currency: row.currency,
                     count: Int64(row.count), total: format(row.totalMinor), average: format(row.averageMinor),
                     totalMinor: row.totalMinor, averageMinor: row.averageMinor, settledCount: Int64(row.settledCount),
                     settledTotal: format(row.settledMinor), settledMinor: row.settledMinor)
@@ -551,14 +541,14 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     static func info(_ record: PaymentRecord, peerName: PeerName?, converted: Quote?) -> PaymentInfo {
         PaymentInfo(
             id: record.id.wireString, shortID: RecordShortID.tail(of: record.id.wireString),
-            direction: record.role == .payee ? "out" : "in",
+            direction: PaymentDirection(record.role),
             peer: PaymentPeer(
                 id: record.peerID.description, shortID: record.peerID.shortDescription, name: peerName?.shown,
                 announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),
             // An amount the ledger cannot read (an unknown currency) is shown in minor units.
             amount: (try? record.amount.formattedAmount) ?? String(record.amountMinor), currency: record.currency,
             minorUnits: record.amountMinor, memo: record.memo, category: record.category,
-            state: record.state.rawValue, confirmed: record.confirmed, reason: record.reason,
+            state: record.state, confirmed: record.confirmed, reason: record.reason,
             reasonCode: record.reasonCode?.rawValue, converted: converted.map(Conversions.info),
             quote: Conversions.storedQuote(record), createdAt: record.createdAt.secondsSince1970,
             expiresAt: record.expiresAt.secondsSince1970, updatedAt: record.updatedAt.secondsSince1970,

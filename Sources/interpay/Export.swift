@@ -80,8 +80,9 @@ struct Export: AsyncParsableCommand {
         }
         let quote = payment.quote
         return [
-            payment.id, payment.direction, payment.peer.id, payment.peer.name, payment.amount, payment.currency,
-            payment.memo, payment.category, payment.state, String(payment.confirmed), time(payment.createdAt),
+            payment.id, payment.direction.rawValue, payment.peer.id, payment.peer.name, payment.amount,
+            payment.currency,
+            payment.memo, payment.category, payment.state.rawValue, String(payment.confirmed), time(payment.createdAt),
             time(payment.expiresAt), time(payment.acceptedAt), time(payment.paidAt), time(payment.settledAt),
             payment.method, payment.reference, quote?.amount, quote?.currency, quote?.rate,
             time(quote?.ratesUpdatedAt), String(payment.receipt), payment.peer.shortID, payment.peer.trust,

@@ -34,7 +34,7 @@ enum Formatting {
 
     /// `from bob (HSBEJBT)` / `to alice (MFRGGZD) [unverified]`: the peer as every view names it (`PeerLabel`).
     static func counterparty(_ payment: PaymentInfo) -> String {
-        payment.direction == "in" ? "from \(payment.peer.label)" : "to \(payment.peer.label)"
+        payment.direction == .incoming ? "from \(payment.peer.label)" : "to \(payment.peer.label)"
     }
 
     /// ` (announces "X") [name changed]` when a paired peer announces a name other than the one kept for it.
@@ -45,7 +45,7 @@ enum Formatting {
 
     /// The state, with "(awaiting payee)" for an unconfirmed payer decision and the reason code when an action lost.
     static func state(_ payment: PaymentInfo) -> String {
-        var text = payment.state.printable
+        var text = payment.state.rawValue
         if !payment.confirmed { text += " (awaiting payee)" }
         if let code = payment.reasonCode { text += " [\(code.printable)]" }
         return text
@@ -57,7 +57,7 @@ enum Formatting {
         var table = Table("ID", "DIR", "PEER", "AMOUNT", "STATE", "CREATED", "MEMO")
         for payment in payments {
             table.add(
-                payment.shortID.printable, payment.direction.printable, payment.peer.label, amount(payment),
+                payment.shortID.printable, payment.direction.rawValue, payment.peer.label, amount(payment),
                 state(payment), localTime(payment.createdAt), payment.memo.printable)
         }
         table.print()

@@ -10,7 +10,7 @@ struct List: AsyncParsableCommand {
     @OptionGroup var filter: StateFilter
 
     @Option(help: "Only incoming (in: you are asked to pay) or outgoing (out: you asked) requests.")
-    var direction: String?
+    var direction: PaymentDirection?
 
     @Option(help: "Only payments with this peer (display name or ID prefix).")
     var peer: String?
@@ -20,7 +20,6 @@ struct List: AsyncParsableCommand {
 
     func validate() throws {
         if limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if let direction, !["in", "out"].contains(direction) { throw ValidationError("--direction must be in or out") }
     }
 
     func run() async throws {
@@ -43,7 +42,7 @@ struct List: AsyncParsableCommand {
     private func waitingOffers() async -> [SeriesInfo] {
         do {
             return try await global.call(ControlAPI.subscriptions).value.series.filter {
-                $0.direction == "in" && $0.state == "offered"
+                $0.direction == .incoming && $0.state == .offered
             }
         } catch {
             // Only a footer: the payments were listed, and a daemon without subscriptions has none to show.

@@ -9,7 +9,7 @@ enum PaymentDecisionCommand {
     ) async throws {
         global.output(try await global.call(method, params)) { payment in
             let unconfirmed = payment.confirmed ? "" : " (the payee has not confirmed yet; 'interpay show' will tell)"
-            print(Formatting.outcome(shortID: payment.shortID, state: payment.state, unconfirmed))
+            print(Formatting.outcome(shortID: payment.shortID, state: payment.state.rawValue, unconfirmed))
         }
     }
 }

@@ -16,7 +16,7 @@ struct Show: AsyncParsableCommand {
             let payment = detail.payment
             var table = Table("FIELD", "VALUE")
             table.add("id", payment.id.printable)
-            table.add("direction", payment.direction == "in" ? "in (you are asked to pay)" : "out (you asked)")
+            table.add("direction", payment.direction == .incoming ? "in (you are asked to pay)" : "out (you asked)")
             table.add("peer", "\(payment.peer.label) \(payment.peer.id.printable)")
             table.add("amount", Formatting.amount(payment))
             if let quote = payment.quote {
@@ -43,7 +43,7 @@ struct Show: AsyncParsableCommand {
             }
             if let method = payment.method?.printable { table.add("method", method) }
             if let reference = payment.reference?.printable { table.add("reference", reference) }
-            if payment.state == "settled" {
+            if payment.state == .settled {
                 let receipt =
                     if payment.receipt {
                         "yes ('interpay receipt')"

@@ -32,7 +32,7 @@ struct Stats: AsyncParsableCommand {
                 by.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
             for row in result.rows {
                 table.add(
-                    row.group?.printable ?? "-", row.direction.printable, row.currency.printable, String(row.count),
+                    row.group?.printable ?? "-", row.direction.rawValue, row.currency.printable, String(row.count),
                     row.total.printable, row.average.printable, String(row.settledCount), row.settledTotal.printable)
             }
             table.print()

@@ -23,9 +23,11 @@ enum SeriesCommand {
         global.output(try await global.call(method, params)) { series in
             let cap = series.cap.map { ", cap \($0.printable) \(series.currency.printable)" } ?? ""
             let undelivered = series.delivered ? "" : " (the peer has not received it yet)"
-            let total = series.state == "approved" && series.direction == "in" ? approval(series) : ""
+            let total = series.state == .approved && series.direction == .incoming ? approval(series) : ""
             let terms = ", \(series.amount.printable) \(series.currency.printable) \(every(series))"
-            print(Formatting.outcome(shortID: series.shortID, state: series.state, terms, cap, total, undelivered))
+            print(
+                Formatting.outcome(
+                    shortID: series.shortID, state: series.state.rawValue, terms, cap, total, undelivered))
         }
     }
 
@@ -55,10 +57,10 @@ enum SeriesCommand {
         for series in rows {
             let count = series.count.map { "/\($0)" } ?? ""
             table.add(
-                series.shortID.printable, series.direction.printable, series.peer.label,
+                series.shortID.printable, series.direction.rawValue, series.peer.label,
                 "\(series.amount.printable) \(series.currency.printable)",
                 series.periodSeconds.map { "\($0) s (test period)" } ?? series.every.printable,
-                series.state.printable, series.cap?.printable ?? "-", Formatting.localTime(series.nextDue),
+                series.state.rawValue, series.cap?.printable ?? "-", Formatting.localTime(series.nextDue),
                 "\(series.paid)/\(series.instances)\(count)", series.memo.printable)
         }
         table.print()

@@ -74,9 +74,9 @@ struct Watch: AsyncParsableCommand {
             let who = series.peer.label
             let id = series.shortID.printable
             let what =
-                series.state == "offered" && series.direction == "in"
+                series.state == .offered && series.direction == .incoming
                 ? "series offered  \(id)  \(who) offers a subscription"
-                : "series \(series.state.printable)  \(id)  \(series.direction == "in" ? "from" : "to") \(who)"
+                : "series \(series.state.rawValue)  \(id)  \(series.direction == .incoming ? "from" : "to") \(who)"
             return "\(time)  \(what): \(series.amount.printable) \(series.currency.printable) "
                 + "\(SeriesCommand.every(series))  \"\(series.memo.printable)\""
         case "peer-up", "peer-down":

@@ -30,6 +30,21 @@ struct ControlContractTests {
         #expect(throws: RPCError.invalidParams("parameter 'clear' must be true or false")) {
             try ControlAPI.currency.decodeParams(["clear": "yes"])
         }
+        // Choices are enums on both sides: a word that is not one of them is refused naming them.
+        #expect(
+            try ControlAPI.list.decodeParams(["state": "settled", "direction": "in"])
+                == ListParams(state: .settled, direction: .incoming))
+        #expect(throws: RPCError.invalidParams("invalid parameter 'direction': must be one of in, out")) {
+            try ControlAPI.list.decodeParams(["direction": "sideways"])
+        }
+        #expect(
+            throws: RPCError.invalidParams(
+                "invalid parameter 'state': must be one of pending, accepted, rejected, cancelled, expired, paid, settled"
+            )
+        ) {
+            try ControlAPI.export.decodeParams(["state": "lost"])
+        }
+        #expect(try ControlAPI.list.decodeParams(["state": .null]) == ListParams())
     }
 
     @Test("params are sent as the CLI always sent them: nil members left out")

@@ -208,7 +208,7 @@ struct GoldenJSONTests {
             try wire(ControlAPI.currency, PreferredCurrencyInfo(currency: "MXN", source: "user"))
                 == #"{"currency":"MXN","source":"user"}"#)
         let row = StatsInfo.Row(
-            group: nil, direction: "out", currency: "MXN", count: 2, total: "25.00", average: "12.50",
+            group: nil, direction: .outgoing, currency: "MXN", count: 2, total: "25.00", average: "12.50",
             totalMinor: 2500, averageMinor: 1250, settledCount: 1, settledTotal: "12.50", settledMinor: 1250)
         #expect(
             try wire(ControlAPI.stats, StatsInfo(rows: [row]))

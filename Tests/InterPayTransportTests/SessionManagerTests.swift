@@ -84,7 +84,8 @@ struct SessionManagerTests {
             .connect(host: "127.0.0.1", port: bob.port).get()
         let started = ContinuousClock.now
         try await channel.closeFuture.get()
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Closed by the daemon, not left open (the bound is wide: a busy machine may hold the test's threads a while).
+        #expect(ContinuousClock.now - started < .seconds(20))
         await bob.stop()
     }
 
@@ -175,14 +176,15 @@ struct SessionManagerTests {
         // A real hello, then silence: whatever Bob sends (his hello, pings) is never answered.
         let hello = PaymentMessage.hello(
             .init(minVersion: 1, maxVersion: 1, name: "Silent", capabilities: ["payments"], agent: "test"))
+        // Silence counts from the hello: time from before it is sent (a test that sees the session up late, its
+        // threads held by a busy machine, would measure too little from then).
+        let sent = ContinuousClock.now
         try await channel.writeAndFlush(ByteBuffer(bytes: try FrameCodec().encode(hello)))
         await eventually("a session with the silent peer") { bob.upPeers() == [identity.peerID] }
-        let up = ContinuousClock.now
         await eventually("Bob drops the silent peer", timeout: .seconds(5)) {
             bob.events.contains { if case .down(_, let reason) = $0 { reason.contains("silent") } else { false } }
         }
-        // Silence counts from the hello, which Bob got a little before the test saw the session up.
-        #expect(ContinuousClock.now - up >= .milliseconds(400), "not dropped before the intervals of silence")
+        #expect(ContinuousClock.now - sent >= .milliseconds(400), "not dropped before the intervals of silence")
         try? await channel.close()
         await bob.stop()
     }

@@ -1,0 +1,49 @@
+public import InterPayCore
+
+/// A field of the control contract that takes one of a fixed set of words (a state, a direction): a Swift enum on
+/// both sides, its raw value on the wire. A word it does not know is refused naming the ones it knows.
+public protocol ControlChoice: RawRepresentable<String>, CaseIterable, Codable, Sendable {}
+
+extension ControlChoice {
+    /// The words, in declaration order, for messages: `in, out`.
+    public static var choices: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+extension KeyedDecodingContainer {
+    /// A choice, refused with the words it may be (instead of the type's name).
+    public func decode<Choice: ControlChoice>(_ type: Choice.Type, forKey key: Key) throws -> Choice {
+        let text = try decode(String.self, forKey: key)
+        guard let value = Choice(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "must be one of \(Choice.choices)")
+        }
+        return value
+    }
+
+    /// An optional choice: missing or `null` reads as nil.
+    public func decodeIfPresent<Choice: ControlChoice>(_ type: Choice.Type, forKey key: Key) throws -> Choice? {
+        guard try contains(key) && !decodeNil(forKey: key) else { return nil }
+        return try decode(type, forKey: key)
+    }
+}
+
+/// Which side of a payment or a series this daemon is on, as people say it: `in` (asked to pay: the payer), `out`
+/// (asking to be paid: the payee).
+public enum PaymentDirection: String, ControlChoice {
+    /// This daemon is asked to pay (`PaymentRole.payer`).
+    case incoming = "in"
+    /// This daemon asked to be paid (`PaymentRole.payee`).
+    case outgoing = "out"
+
+    /// The direction of `role`'s side.
+    public init(_ role: PaymentRole) {
+        self = role == .payer ? .incoming : .outgoing
+    }
+
+    /// The side this direction is.
+    public var role: PaymentRole { self == .incoming ? .payer : .payee }
+}
+
+extension PaymentState: ControlChoice {}
+
+extension SeriesState: ControlChoice {}

@@ -1,0 +1,10 @@
+public import ArgumentParser
+import InterPayControl
+import InterPayCore
+
+// The contract's choices are options' values as they are: `--help` lists their words and a wrong one is refused
+// naming them, from the one enum the daemon reads too.
+
+extension PaymentState: ExpressibleByArgument {}
+
+extension PaymentDirection: ExpressibleByArgument {}
