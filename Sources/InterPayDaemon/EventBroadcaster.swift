@@ -20,9 +20,10 @@ final class EventBroadcaster: Sendable {
     /// Whether anyone is subscribed now: an event nobody receives need not be built.
     var hasSubscribers: Bool { subscribers.withLock { !$0.isEmpty } }
 
-    /// Sends `event` to every subscriber.
-    func publish(_ event: JSONValue) {
-        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
+    /// Sends `event`, encoded once, to every subscriber; an event that cannot be encoded is thrown.
+    func publish(_ event: ControlEvent) throws {
+        let json = try JSONValue(encoding: event)
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(json) }
     }
 
     /// Ends every subscription.

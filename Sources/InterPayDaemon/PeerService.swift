@@ -120,13 +120,20 @@ struct PeerService: Service, UsesDaemonServices {
         }
     }
 
-    /// Publishes `{event, at, KEY: value}` to `interpay watch` subscribers.
-    private func publish(_ event: String, at now: JSONValue, _ key: String, _ value: some Encodable) {
+    /// Publishes `kind` now to `interpay watch` subscribers and the web app's event streams.
+    private func publish(_ kind: ControlEvent.Kind) {
         do {
-            broadcaster.publish(.object(["event": .string(event), "at": now, key: try JSONValue(encoding: value)]))
+            try broadcaster.publish(ControlEvent(at: Timestamp.now.secondsSince1970, kind))
         } catch {
-            logger.error("cannot encode an event", metadata: ["event": "\(event)", "error": "\(error)"])
+            logger.error("cannot encode an event", metadata: ["event": "\(kind.name)", "error": "\(error)"])
         }
+    }
+
+    /// `peer` as events name it, with its trust.
+    private func eventPeer(_ peer: PeerID, name: String, address: String? = nil) async -> ControlEvent.EventPeer {
+        ControlEvent.EventPeer(
+            name: name, id: peer.description, shortID: peer.shortDescription,
+            trust: await self.name(of: peer)?.paired == true ? .paired : .unverified, address: address)
     }
 
     /// Engine events go to `interpay watch` subscribers.
@@ -136,30 +143,22 @@ struct PeerService: Service, UsesDaemonServices {
             // An event nobody watches is not built: its peer name and conversion are ledger and rates reads, for
             // every payment step.
             guard broadcaster.hasSubscribers else { continue }
-            let now = JSONValue.int(Timestamp.now.secondsSince1970)
             switch event {
             case .requestReceived(let record), .paymentUpdated(let record):
                 let payment = ControlMethods.info(
                     record, peerName: await name(of: record.peerID), converted: await converted(record))
-                let kind = if case .requestReceived = event { "request-received" } else { "payment-updated" }
-                publish(kind, at: now, "payment", payment)
+                let kind: ControlEvent.Kind =
+                    if case .requestReceived = event { .requestReceived(payment) } else { .paymentUpdated(payment) }
+                publish(kind)
             case .seriesUpdated(let series):
                 let view = SeriesView(series: series, instances: 0, paid: 0, announcedName: nil, pinnedName: nil)
-                let info = ControlMethods.info(view, peerName: await name(of: series.peerID), now: .now)
-                publish("series-updated", at: now, "series", info)
+                publish(.seriesUpdated(ControlMethods.info(view, peerName: await name(of: series.peerID), now: .now)))
             case .delivered:
                 break
-            case .peerUp(let info), .peerDown(let info):
-                let up = if case .peerUp = event { true } else { false }
-                broadcaster.publish(
-                    .object([
-                        "event": .string(up ? "peer-up" : "peer-down"), "at": now,
-                        "peer": .object([
-                            "name": .string(info.name), "id": .string(info.peerID.description),
-                            "shortID": .string(info.peerID.shortDescription), "address": .string(info.address),
-                            "trust": .string(await name(of: info.peerID)?.paired == true ? "paired" : "unverified"),
-                        ]),
-                    ]))
+            case .peerUp(let info):
+                publish(.peerUp(await eventPeer(info.peerID, name: info.name, address: info.address)))
+            case .peerDown(let info):
+                publish(.peerDown(await eventPeer(info.peerID, name: info.name, address: info.address)))
             }
         }
     }
@@ -184,44 +183,28 @@ struct PeerService: Service, UsesDaemonServices {
     /// Pairing events go to `interpay watch` subscribers.
     private func followPairing() async {
         for await event in pairing.events {
-            var object: [String: JSONValue] = ["at": .int(Timestamp.now.secondsSince1970)]
-            let peer: PeerID
-            let name: String
             switch event {
-            case .requested(let id, let peerName):
-                (peer, name) = (id, peerName)
-                object["event"] = "pairing-requested"
-                object["message"] = .string(
-                    "peer \(id.shortDescription) wants to pair: run interpay pair \(id.shortDescription)")
-            case .started(let id, let peerName, let attemptID):
-                (peer, name) = (id, peerName)
-                object["event"] = "pairing-started"
-                object["attempt"] = .string(attemptID.wireString)
-            case .code(let id, let peerName, let code, let expiresAt):
-                (peer, name) = (id, peerName)
-                object["event"] = "pairing-code"
-                object["code"] = .string(code.digits)
-                object["expiresAt"] = .int(expiresAt.secondsSince1970)
-            case .paired(let id, let peerName):
-                (peer, name) = (id, peerName)
-                object["event"] = "paired"
-            case .failed(let id, let peerName, let reason, let failures):
-                (peer, name) = (id, peerName)
-                object["event"] = "pairing-failed"
-                object["reason"] = .string(reason)
-                object["failures"] = .int(Int64(failures))
-                object["attemptsLeft"] = .int(Int64(max(0, PairingMachine.maxFailures - failures)))
-            case .locked(let id, let peerName, let until):
-                (peer, name) = (id, peerName)
-                object["event"] = "pairing-locked"
-                object["lockedUntil"] = .int(until.secondsSince1970)
+            case .requested(let id, let name):
+                publish(
+                    .pairingRequested(
+                        await eventPeer(id, name: name),
+                        message: "peer \(id.shortDescription) wants to pair: run interpay pair \(id.shortDescription)"))
+            case .started(let id, let name, let attemptID):
+                publish(.pairingStarted(await eventPeer(id, name: name), attempt: attemptID.wireString))
+            case .code(let id, let name, let code, let expiresAt):
+                publish(
+                    .pairingCode(
+                        await eventPeer(id, name: name), code: code.digits, expiresAt: expiresAt.secondsSince1970))
+            case .paired(let id, let name):
+                publish(.paired(await eventPeer(id, name: name)))
+            case .failed(let id, let name, let reason, let failures):
+                publish(
+                    .pairingFailed(
+                        await eventPeer(id, name: name), reason: reason, failures: Int64(failures),
+                        attemptsLeft: Int64(max(0, PairingMachine.maxFailures - failures))))
+            case .locked(let id, let name, let until):
+                publish(.pairingLocked(await eventPeer(id, name: name), lockedUntil: until.secondsSince1970))
             }
-            let paired = await self.name(of: peer)?.paired == true
-            object["peer"] = .object([
-                "name": .string(name), "id": .string(peer.description), "shortID": .string(peer.shortDescription),
-                "trust": .string(paired ? "paired" : "unverified"),
-            ])
-            broadcaster.publish(.object(object))
         }
     }
 

@@ -30,47 +30,41 @@ struct Watch: AsyncParsableCommand {
         }
     }
 
-    /// One human line for an event.
+    /// One human line for an event; one this version cannot read (a newer daemon's) is printed as JSON.
     static func describe(_ event: JSONValue) -> String {
-        let time = Formatting.localTime(event.field("at")?.integer)
-        // A payment or series the event carries, in the control methods' form; nil when it has none (or one this
-        // version cannot read, which is then printed as JSON).
-        let payment = try? event.field("payment")?.decode(PaymentInfo.self)
-        let series = try? event.field("series")?.decode(SeriesInfo.self)
-        // The peer of a pairing or session event, as every view names a peer (`PeerLabel`).
-        let peerObject = event.field("peer")
-        let peerShortID = PeerID.isShortID(peerObject?.string("shortID")) ? peerObject?.string("shortID") ?? "?" : "?"
-        let peer = PeerLabel.text(
-            name: peerObject?.string("name"), shortID: peerShortID, paired: peerObject?.string("trust") == "paired")
-        switch event.string("event") {
-        case "request-received":
-            guard let payment else { break }
+        guard let typed = try? event.decode(ControlEvent.self) else {
+            return "\(Formatting.localTime(event.field("at")?.integer))  \(event.jsonText)"
+        }
+        return describe(typed)
+    }
+
+    /// One human line for an event.
+    static func describe(_ event: ControlEvent) -> String {
+        let time = Formatting.localTime(event.at)
+        switch event.kind {
+        case .requestReceived(let payment):
             return "\(time)  request  \(payment.shortID.printable)  \(Formatting.counterparty(payment)) "
                 + "asks you to pay \(Formatting.amount(payment))  \"\(payment.memo.printable)\""
-        case "payment-updated":
-            guard let payment else { break }
+        case .paymentUpdated(let payment):
             return "\(time)  \(Formatting.state(payment))  \(payment.shortID.printable)  "
                 + "\(Formatting.counterparty(payment))  \(Formatting.amount(payment))"
-        case "pairing-requested":
+        case .pairingRequested(let peer, _):
             // Only the short ID goes into a command to paste: a peer's name is its own text.
-            return "\(time)  pairing  \(peer) wants to pair: run 'interpay pair \(peerShortID)'"
-        case "pairing-started":
-            return "\(time)  pairing  attempt started with \(peer)"
-        case "pairing-code":
-            return "\(time)  pairing  \(peer)  verification code \(Pair.grouped(event.string("code")))  (check that "
-                + "the peer shows the same code, then run 'interpay pair \(peerShortID) --code "
-                + "\(Pair.digits(event.string("code")))'; valid until "
-                + "\(Formatting.localTime(event.field("expiresAt")?.integer)))"
-        case "paired":
-            return "\(time)  paired   \(peer)"
-        case "pairing-failed":
-            return "\(time)  pairing failed  \(peer)  \(event.string("reason").printable); "
-                + "\(event.field("attemptsLeft")?.integer ?? 0) attempts left before the lock"
-        case "pairing-locked":
-            return "\(time)  pairing locked  \(peer)  until "
-                + Formatting.localTime(event.field("lockedUntil")?.integer)
-        case "series-updated":
-            guard let series else { break }
+            return "\(time)  pairing  \(peer.label) wants to pair: run 'interpay pair \(peer.shortIDShown)'"
+        case .pairingStarted(let peer, _):
+            return "\(time)  pairing  attempt started with \(peer.label)"
+        case .pairingCode(let peer, let code, let expiresAt):
+            return "\(time)  pairing  \(peer.label)  verification code \(Pair.grouped(code))  (check that "
+                + "the peer shows the same code, then run 'interpay pair \(peer.shortIDShown) --code "
+                + "\(Pair.digits(code))'; valid until \(Formatting.localTime(expiresAt)))"
+        case .paired(let peer):
+            return "\(time)  paired   \(peer.label)"
+        case .pairingFailed(let peer, let reason, _, let attemptsLeft):
+            return "\(time)  pairing failed  \(peer.label)  \(reason.printable); "
+                + "\(attemptsLeft) attempts left before the lock"
+        case .pairingLocked(let peer, let lockedUntil):
+            return "\(time)  pairing locked  \(peer.label)  until \(Formatting.localTime(lockedUntil))"
+        case .seriesUpdated(let series):
             let who = series.peer.label
             let id = series.shortID.printable
             let what =
@@ -79,11 +73,10 @@ struct Watch: AsyncParsableCommand {
                 : "series \(series.state.rawValue)  \(id)  \(series.direction == .incoming ? "from" : "to") \(who)"
             return "\(time)  \(what): \(series.amount.printable) \(series.currency.printable) "
                 + "\(SeriesCommand.every(series))  \"\(series.memo.printable)\""
-        case "peer-up", "peer-down":
-            return "\(time)  \(event.string("event") == "peer-up" ? "peer up  " : "peer down")  \(peer)"
-        default:
-            break
+        case .peerUp(let peer):
+            return "\(time)  peer up    \(peer.label)"
+        case .peerDown(let peer):
+            return "\(time)  peer down  \(peer.label)"
         }
-        return "\(time)  \(event.jsonText)"
     }
 }
