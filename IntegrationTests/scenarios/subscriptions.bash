@@ -25,13 +25,14 @@ print(rows[0][sys.argv[2]] if rows else "absent")' "$2" "$3"
 }
 series_is() { [[ $(series_field "$1" "$2" state) == "$3" ]]; }
 
-# series_payments NAME SERIES: the IDs of the series' payments on NAME, one a line.
+# series_payments NAME SERIES: the IDs of the series' payments on NAME, one a line, by period (period 0 first).
 series_payments() {
     on "$1" list --json | python3 -c '
 import json, sys
-for p in json.load(sys.stdin)["payments"]:
-    if p.get("series") and p["series"]["id"] == sys.argv[1]:
-        print(p["id"])' "$2"
+rows = sorted((p["series"]["period"], p["id"]) for p in json.load(sys.stdin)["payments"]
+              if p.get("series") and p["series"]["id"] == sys.argv[1])
+for _, id in rows:
+    print(id)' "$2"
 }
 
 periods() { # NAME SERIES: the series' payments on NAME, "index:state" sorted by index.
