@@ -1,4 +1,5 @@
 public import FoundationEssentials
+public import InterPayJSON
 
 extension JSONValue: Codable {
     /// Decodes any JSON value; integers that fit in `Int64` become `.int`.
@@ -50,8 +51,23 @@ extension JSONValue {
         }
     }
 
-    /// Decodes a `Decodable` type from this value (through `JSONDecoder`).
-    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
-        try decoder.decode(type, from: Data(jsonBytes))
+    /// Decodes a `Decodable` type from this value, straight from the value (`JSONTreeDecoder`: no JSON text is
+    /// written or read again); its errors are `DecodingError`s as `JSONDecoder` reports them.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONTreeDecoder().decode(type, from: tree)
+    }
+
+    /// The value as the strict reader's tree: numbers as their JSON text.
+    public var tree: JSONTree {
+        switch self {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .int(let value): .number(String(value))
+        case .double(let value): value.isFinite ? .number("\(value)") : .null
+        case .string(let value): .string(value)
+        case .array(let values): .array(values.map(\.tree))
+        case .object(let members):
+            .object(members.map { JSONTree.Member(key: $0.key, value: $0.value.tree) })
+        }
     }
 }
