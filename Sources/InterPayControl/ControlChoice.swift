@@ -44,6 +44,30 @@ public enum PaymentDirection: String, ControlChoice {
     public var role: PaymentRole { self == .incoming ? .payer : .payee }
 }
 
+/// The period `stats` sums over, back from now.
+public enum StatsPeriod: String, ControlChoice {
+    /// The last 24 hours.
+    case day
+    /// The last 7 days.
+    case week
+    /// The last 30 days.
+    case month
+    /// Everything in the ledger.
+    case all
+}
+
+/// What `stats` groups its rows by (besides direction and currency).
+public enum StatsGroupBy: String, ControlChoice {
+    /// The currency alone.
+    case currency
+    /// The payment's category.
+    case category
+    /// The peer.
+    case peer
+}
+
 extension PaymentState: ControlChoice {}
+
+extension PaymentMethod: ControlChoice {}
 
 extension SeriesState: ControlChoice {}

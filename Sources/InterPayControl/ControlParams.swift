@@ -81,13 +81,13 @@ public struct PaymentParams: Codable, Sendable, Equatable {
     public var payment: String
     /// Why it is rejected (`reject`).
     public var reason: String?
-    /// How it was paid: `cash`, `card`, `transfer` or `other` (`paid`).
-    public var method: String?
+    /// How it was paid (`paid`).
+    public var method: PaymentMethod?
     /// The payer's reference (`paid`).
     public var reference: String?
 
     /// Params.
-    public init(payment: String, reason: String? = nil, method: String? = nil, reference: String? = nil) {
+    public init(payment: String, reason: String? = nil, method: PaymentMethod? = nil, reference: String? = nil) {
         self.payment = payment
         self.reason = reason
         self.method = method
@@ -136,13 +136,13 @@ public struct ExportParams: Codable, Sendable, Equatable {
 
 /// `{period?, by?}` (`stats`).
 public struct StatsParams: Codable, Sendable, Equatable {
-    /// `day`, `week`, `month` (default) or `all`.
-    public var period: String?
-    /// `currency` (default), `category` or `peer`.
-    public var by: String?
+    /// The period (default: `month`).
+    public var period: StatsPeriod?
+    /// The grouping (default: `currency`).
+    public var by: StatsGroupBy?
 
     /// Params.
-    public init(period: String? = nil, by: String? = nil) {
+    public init(period: StatsPeriod? = nil, by: StatsGroupBy? = nil) {
         self.period = period
         self.by = by
     }

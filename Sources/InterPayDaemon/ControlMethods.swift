@@ -233,14 +233,8 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     /// payee's answer.
     func paid(_ params: PaymentParams) async throws -> PaymentInfo {
         let record = try await resolvePayment(params)
-        var method: PaymentMethod?
-        if let text = params.method {
-            guard let known = PaymentMethod(rawValue: text) else {
-                throw RPCError.invalidParams("method is cash, card, transfer or other")
-            }
-            method = known
-        }
-        let updated = try await engine.markPaid(paymentID: record.id, method: method, reference: params.reference)
+        let updated = try await engine.markPaid(
+            paymentID: record.id, method: params.method, reference: params.reference)
         return try await info(updated)
     }
 
@@ -371,18 +365,18 @@ struct ControlMethods: ControlService, UsesDaemonServices {
 
     func stats(_ params: StatsParams) async throws -> StatsInfo {
         let grouping: StatsGrouping =
-            switch params.by ?? "currency" {
-            case "category": .category
-            case "peer": .peer
-            default: .currency
+            switch params.by ?? .currency {
+            case .category: .category
+            case .peer: .peer
+            case .currency: .currency
             }
         let now = Timestamp.now
         let since: Timestamp? =
-            switch params.period ?? "month" {
-            case "day": now.adding(seconds: -86_400)
-            case "week": now.adding(seconds: -7 * 86_400)
-            case "month": now.adding(seconds: -30 * 86_400)
-            default: nil
+            switch params.period ?? .month {
+            case .day: now.adding(seconds: -86_400)
+            case .week: now.adding(seconds: -7 * 86_400)
+            case .month: now.adding(seconds: -30 * 86_400)
+            case .all: nil
             }
         let rows = try await database.stats(since: since, groupBy: grouping)
         return StatsInfo(

@@ -8,3 +8,9 @@ import InterPayCore
 extension PaymentState: ExpressibleByArgument {}
 
 extension PaymentDirection: ExpressibleByArgument {}
+
+extension PaymentMethod: ExpressibleByArgument {}
+
+extension StatsPeriod: ExpressibleByArgument {}
+
+extension StatsGroupBy: ExpressibleByArgument {}

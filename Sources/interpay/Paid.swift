@@ -1,5 +1,6 @@
 import ArgumentParser
 import InterPayControl
+import InterPayCore
 
 /// `interpay paid`
 struct Paid: AsyncParsableCommand {
@@ -15,16 +16,13 @@ struct Paid: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: PaymentArgument
 
-    @Option(help: "How you paid: cash, card, transfer or other.")
-    var method: String?
+    @Option(help: "How you paid.")
+    var method: PaymentMethod?
 
     @Option(help: "Your reference for the payment (a transfer number…), at most 100 characters.")
     var reference: String?
 
     func validate() throws {
-        if let method, !["cash", "card", "transfer", "other"].contains(method) {
-            throw ValidationError("--method must be cash, card, transfer or other")
-        }
         if let reference, reference.isEmpty || reference.unicodeScalars.count > 100 {
             throw ValidationError("--reference has 1 to 100 characters")
         }

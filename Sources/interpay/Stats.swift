@@ -11,25 +11,16 @@ struct Stats: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "Period: day, week, month or all.")
-    var period: String = "month"
+    @Option(help: "Period, back from now (a month is 30 days).")
+    var period: StatsPeriod = .month
 
     @Option(help: "Group by category, peer or currency.")
-    var by: String = "currency"
-
-    func validate() throws {
-        guard ["day", "week", "month", "all"].contains(period) else {
-            throw ValidationError("--period must be day, week, month or all")
-        }
-        guard ["category", "peer", "currency"].contains(by) else {
-            throw ValidationError("--by must be category, peer or currency")
-        }
-    }
+    var by: StatsGroupBy = .currency
 
     func run() async throws {
         global.output(try await global.call(ControlAPI.stats, StatsParams(period: period, by: by))) { result in
             var table = Table(
-                by.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
+                by.rawValue.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
             for row in result.rows {
                 table.add(
                     row.group?.printable ?? "-", row.direction.rawValue, row.currency.printable, String(row.count),
