@@ -13,8 +13,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 # Flags of every release build: the Swift runtime and Foundation linked in statically, so that the binaries need no
 # Swift toolchain at run time (ldd lists only Debian's libraries), and symbols stripped (dead code is dropped by
-# SwiftPM's release link, --gc-sections). The link is lld's, for what makes an idle daemon smaller (README,
-# "Performance"): packed relative relocations (glibc 2.36), no exported symbols (--no-export-dynamic: the static
+# SwiftPM's release link, --gc-sections). The link is lld's, for what makes an idle daemon smaller
+# (docs/performance.md): packed relative relocations (glibc 2.36), no exported symbols (--no-export-dynamic: the static
 # stdlib's link arguments export every symbol of the executable; nothing looks them up), and the code and data of
 # start-up and rest laid out together (linker/link.order, made by scripts/link-order, and linker/layout.ld for the
 # functions no symbol names; the build does not track either file: after changing one, delete the binaries to
@@ -182,7 +182,7 @@ test-partition: build-tests ## cut the link between two sandbox hosts during req
 test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG, STOPPING), SIGTERM, config errors
 	IntegrationTests/scenarios/service.bash
 
-# `make bench`: every figure of README "Performance" in one run, on release builds. `make bench-smoke` (part of
+# `make bench`: every figure of docs/performance.md in one run, on release builds. `make bench-smoke` (part of
 # `make test`) runs each benchmark for a few iterations so that none can rot; it checks that they run, not how fast.
 RELEASE_BIN = $$($(SWIFT_RELEASE) --show-bin-path)
 BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json

@@ -171,7 +171,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // `make bench`: the engine measured in-process against its physical baselines (README, "Performance").
+        // `make bench`: the engine measured in-process against its physical baselines (docs/performance.md).
         .executableTarget(
             name: "interpay-bench",
             dependencies: [

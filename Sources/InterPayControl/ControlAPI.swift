@@ -2,10 +2,10 @@
 /// `ControlService` requirement that answers it.
 ///
 /// The daemon answers them, `interpay` calls them (`ControlClient.call(_:_:)`), and the web app calls those whose
-/// `webAccess` allows it under `/api/`. The field names of params and results are a stable contract (README);
+/// `webAccess` allows it under `/api/`. The field names of params and results are a stable contract (docs/control-api.md);
 /// `subscribe` (the event stream) is the control server's own.
 public enum ControlAPI {
-    /// Every method, in the order the README lists them: those of `routes`.
+    /// Every method, in the order docs/control-api.md lists them: those of `routes`.
     public static let methods: [any AnyControlMethod] = routes.map(\.method)
 
     /// `status`: the daemon's name, IDs, ports, uptime.

@@ -3,8 +3,8 @@ import InterPayCore
 /// One event of the daemon's feed (`subscribe`: `interpay watch`, the web app's `/api/events`): what the daemon
 /// publishes and what the CLI reads, one type on both sides.
 ///
-/// On the wire each is one JSON object: `event` (its kind), `at` (Unix time) and the kind's own members, as README
-/// "Events" lists them; the golden tests pin every kind's form.
+/// On the wire each is one JSON object: `event` (its kind), `at` (Unix time) and the kind's own members, as
+/// docs/control-api.md ("Events") lists them; the golden tests pin every kind's form.
 public struct ControlEvent: Codable, Sendable, Equatable {
     /// When it happened (Unix time).
     public var at: Int64

@@ -101,7 +101,7 @@ public struct NoParams: Codable, Sendable, Equatable {
 /// A member that is always present in the JSON form, `null` when there is no value.
 ///
 /// Synthesized `Codable` leaves a nil optional out; the control methods' answers name every field, with `null` for
-/// none (README), so their optional fields are `@Nullable`. Decoding accepts `null` and a missing member alike.
+/// none (docs/control-api.md), so their optional fields are `@Nullable`. Decoding accepts `null` and a missing member alike.
 @propertyWrapper
 public struct Nullable<Value: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
     /// The value, nil for `null`.

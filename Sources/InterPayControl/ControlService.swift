@@ -92,7 +92,7 @@ extension ControlMethod {
 }
 
 extension ControlAPI {
-    /// Every method with the requirement that answers it, in the order the README lists them: the one list
+    /// Every method with the requirement that answers it, in the order docs/control-api.md lists them: the one list
     /// (`methods` and the server's table are read from it).
     public static let routes: [ControlRoute] = [
         status.route { service, _ in try await service.status() },

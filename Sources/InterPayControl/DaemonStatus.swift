@@ -1,5 +1,5 @@
 /// The answer of the `status` method, shared by the daemon, the CLI (`interpay status --json`) and the web app
-/// (`GET /api/status`). Its field names are a stable contract (README).
+/// (`GET /api/status`). Its field names are a stable contract (docs/control-api.md).
 public struct DaemonStatus: Codable, Sendable, Equatable {
     /// The display name.
     public var name: String

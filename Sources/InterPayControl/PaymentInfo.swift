@@ -1,7 +1,7 @@
 public import InterPayCore
 
 /// A payment as the control methods answer it (`send`, `accept`, `list`, …) and as `interpay watch` and the web app
-/// see it in events. Its field names are a stable contract (README, "JSON output"); every field is present, `null`
+/// see it in events. Its field names are a stable contract (docs/control-api.md, "JSON output"); every field is present, `null`
 /// when it has no value.
 public struct PaymentInfo: Codable, Sendable, Equatable {
     /// The payment ID (a UUID).

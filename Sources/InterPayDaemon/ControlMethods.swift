@@ -9,7 +9,7 @@ import InterPayWeb
 
 /// The daemon's side of the control contract (`ControlService`): what `interpay` and the web app call.
 ///
-/// Field names in results are a stable contract (documented in the README).
+/// Field names in results are a stable contract (documented in docs/control-api.md).
 struct ControlMethods: ControlService, UsesDaemonServices {
     let services: DaemonServices
     let startedAt: ContinuousClock.Instant

@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Linked, libcurl and the two dozen libraries it needs (OpenSSL, GnuTLS, Kerberos, LDAP, libssh2, …) would be loaded
 /// and relocated into every daemon at start-up: about 5 MiB of resident memory in a process that may never convert
-/// an amount (README, "Performance"). Loaded here, they cost nothing until the converter is first asked. The
+/// an amount (docs/performance.md). Loaded here, they cost nothing until the converter is first asked. The
 /// handle is never closed, so the pointers stay valid for the life of the process.
 struct LibCurl: @unchecked Sendable {
     // @unchecked: immutable C function pointers and two raw symbol addresses into a library that is never unloaded;

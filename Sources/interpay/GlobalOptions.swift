@@ -28,7 +28,7 @@ struct GlobalOptions: ParsableArguments {
         completion: .file(extensions: ["toml"]))
     var config: String?
 
-    @Flag(help: "Print JSON (stable field names, see the README) instead of tables.")
+    @Flag(help: "Print JSON (stable field names: docs/control-api.md) instead of tables.")
     var json = false
 
     /// The daemon's socket: `--socket`, `$INTERPAY_SOCKET`, the configuration file's `[control] socket`, the

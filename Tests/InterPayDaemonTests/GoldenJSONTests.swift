@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayDaemon
 
-/// The JSON the CLI prints with `--json` and the web app reads under `/api/`: field names pinned as the README
+/// The JSON the CLI prints with `--json` and the web app reads under `/api/`: field names pinned as docs/control-api.md
 /// documents them, through the same encoding the daemon answers with (`ControlMethod.encodeResult(_:)`). A change here
 /// is a change of the contract.
 @Suite("Golden JSON of the control methods")
