@@ -42,7 +42,7 @@ need_tools avahi-publish
 in_sandbox 3 "$@"
 make_work
 daemon_log_level=info
-# The caps of DiscoveryTargets (Sources/InterPayDaemon/DiscoveryTargets.swift).
+# The caps of DiscoveryTargets (Sources/InterPayDaemon/Peers/DiscoveryTargets.swift).
 per_host=8
 give_up_after=6
 
