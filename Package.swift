@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "InterPayEngine",
             dependencies: [
-                "InterPayCore", "InterPayStore", "InterPayRates",
+                "InterPayCore", "InterPayStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -1,3 +1,4 @@
+import InterPayCore
 import Testing
 
 @testable import InterPayRates

@@ -1,6 +1,5 @@
 public import Foundation
 public import InterPayCore
-import InterPayRates
 public import InterPayStore
 
 extension PaymentEngine {

@@ -1,6 +1,5 @@
 import Foundation
 import InterPayCore
-import InterPayRates
 import InterPayStore
 
 extension PaymentEngine {

@@ -1,6 +1,5 @@
 import Foundation
 public import InterPayCore
-public import InterPayRates
 public import InterPayStore
 public import Logging
 import Synchronization

@@ -3,15 +3,15 @@
 /// Only what currency conversion needs: multiplication, powers of ten, comparison, subtraction and division with
 /// remainder. The numbers involved stay small (a few hundred bits), so division is plain binary long division.
 /// Invariant: `limbs` has no trailing zero limbs, so zero is `[]` and synthesized equality compares values.
-struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The limbs, least significant first, without trailing zeros.
-    private(set) var limbs: [UInt32]
+    package private(set) var limbs: [UInt32]
 
     /// Zero.
-    static let zero = WideUInt(0)
+    package static let zero = WideUInt(0)
 
     /// The value of `value`.
-    init(_ value: UInt64) {
+    package init(_ value: UInt64) {
         limbs = [UInt32(truncatingIfNeeded: value), UInt32(truncatingIfNeeded: value >> 32)]
         normalize()
     }
@@ -22,13 +22,13 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Whether the value is zero.
-    var isZero: Bool { limbs.isEmpty }
+    package var isZero: Bool { limbs.isEmpty }
 
     /// Whether the value is odd.
-    var isOdd: Bool { (limbs.first ?? 0) & 1 == 1 }
+    package var isOdd: Bool { (limbs.first ?? 0) & 1 == 1 }
 
     /// The value as an `UInt64`, or nil when it does not fit.
-    var uint64Value: UInt64? {
+    package var uint64Value: UInt64? {
         switch limbs.count {
         case 0: 0
         case 1: UInt64(limbs[0])
@@ -38,13 +38,13 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The number of significant bits (0 for zero).
-    var bitWidth: Int {
+    package var bitWidth: Int {
         guard let top = limbs.last else { return 0 }
         return (limbs.count - 1) * 32 + (32 - top.leadingZeroBitCount)
     }
 
     /// The decimal digits, without leading zeros (`"0"` for zero).
-    var description: String {
+    package var description: String {
         if isZero { return "0" }
         var chunks: [UInt32] = []
         var rest = self
@@ -62,15 +62,15 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The number of decimal digits (1 for zero).
-    var decimalDigitCount: Int { description.count }
+    package var decimalDigitCount: Int { description.count }
 
     /// Ten to the power `exponent` (which must not be negative).
-    static func powerOfTen(_ exponent: Int) -> WideUInt {
+    package static func powerOfTen(_ exponent: Int) -> WideUInt {
         WideUInt(1).multipliedByPowerOfTen(exponent)
     }
 
     /// This value times ten to the power `exponent` (which must not be negative).
-    func multipliedByPowerOfTen(_ exponent: Int) -> WideUInt {
+    package func multipliedByPowerOfTen(_ exponent: Int) -> WideUInt {
         precondition(exponent >= 0, "negative power of ten")
         var result = self
         var remaining = exponent
@@ -84,7 +84,7 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// This value times a 32-bit factor.
-    func multiplied(bySmall factor: UInt32) -> WideUInt {
+    package func multiplied(bySmall factor: UInt32) -> WideUInt {
         var result: [UInt32] = []
         result.reserveCapacity(limbs.count + 1)
         var carry: UInt64 = 0
@@ -98,7 +98,7 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The product of two values (schoolbook multiplication).
-    static func * (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
+    package static func * (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
         if lhs.isZero || rhs.isZero { return .zero }
         var result = [UInt32](repeating: 0, count: lhs.limbs.count + rhs.limbs.count)
         for (i, left) in lhs.limbs.enumerated() {
@@ -115,7 +115,7 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The sum of two values.
-    static func + (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
+    package static func + (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
         var result: [UInt32] = []
         let count = max(lhs.limbs.count, rhs.limbs.count)
         result.reserveCapacity(count + 1)
@@ -132,7 +132,7 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The difference `lhs − rhs`; `rhs` must not be larger than `lhs`.
-    static func - (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
+    package static func - (lhs: WideUInt, rhs: WideUInt) -> WideUInt {
         precondition(lhs >= rhs, "WideUInt subtraction would be negative")
         var result = lhs.limbs
         var borrow: Int64 = 0
@@ -151,7 +151,7 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Quotient and remainder of a division by a non-zero 32-bit divisor.
-    func quotientAndRemainder(dividingBySmall divisor: UInt32) -> (quotient: WideUInt, remainder: UInt32) {
+    package func quotientAndRemainder(dividingBySmall divisor: UInt32) -> (quotient: WideUInt, remainder: UInt32) {
         precondition(divisor != 0, "division by zero")
         var quotient = [UInt32](repeating: 0, count: limbs.count)
         var remainder: UInt64 = 0
@@ -164,7 +164,7 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Quotient and remainder of a division by a non-zero divisor (binary long division).
-    func quotientAndRemainder(dividingBy divisor: WideUInt) -> (quotient: WideUInt, remainder: WideUInt) {
+    package func quotientAndRemainder(dividingBy divisor: WideUInt) -> (quotient: WideUInt, remainder: WideUInt) {
         precondition(!divisor.isZero, "division by zero")
         if self < divisor { return (.zero, self) }
         if divisor.limbs.count == 1 {
@@ -196,7 +196,7 @@ struct WideUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
         return WideUInt(limbs: result)
     }
 
-    static func < (lhs: WideUInt, rhs: WideUInt) -> Bool {
+    package static func < (lhs: WideUInt, rhs: WideUInt) -> Bool {
         if lhs.limbs.count != rhs.limbs.count { return lhs.limbs.count < rhs.limbs.count }
         for index in lhs.limbs.indices.reversed() where lhs.limbs[index] != rhs.limbs[index] {
             return lhs.limbs[index] < rhs.limbs[index]

@@ -138,7 +138,7 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `digits × 10^exponent` in plain notation (`digits`: decimal digits without leading zeros, not empty).
-    static func plainText(digits: String, exponent: Int) -> String {
+    package static func plainText(digits: String, exponent: Int) -> String {
         if exponent >= 0 {
             return digits + String(repeating: "0", count: exponent)
         }
@@ -151,5 +151,5 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The significand as a wide integer, for exact arithmetic.
-    var wideSignificand: WideUInt { WideUInt(significand) }
+    package var wideSignificand: WideUInt { WideUInt(significand) }
 }

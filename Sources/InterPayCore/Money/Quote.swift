@@ -1,5 +1,3 @@
-public import InterPayCore
-
 /// The result of converting an amount: the converted money and the rates it was computed with.
 public struct Quote: Sendable, Hashable {
     /// The amount converted.
