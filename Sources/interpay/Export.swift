@@ -85,7 +85,7 @@ struct Export: AsyncParsableCommand {
             payment.memo, payment.category, payment.state.rawValue, String(payment.confirmed), time(payment.createdAt),
             time(payment.expiresAt), time(payment.acceptedAt), time(payment.paidAt), time(payment.settledAt),
             payment.method, payment.reference, quote?.amount, quote?.currency, quote?.rate,
-            time(quote?.ratesUpdatedAt), String(payment.receipt), payment.peer.shortID, payment.peer.trust,
+            time(quote?.ratesUpdatedAt), String(payment.receipt), payment.peer.shortID, payment.peer.trust.rawValue,
         ]
     }
 

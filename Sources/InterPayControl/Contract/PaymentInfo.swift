@@ -93,7 +93,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     }
 }
 
-/// The `peer` of a payment.
+/// The `peer` of a payment or a series.
 public struct PaymentPeer: Codable, Sendable, Equatable {
     /// The full peer ID.
     public var id: String
@@ -103,11 +103,11 @@ public struct PaymentPeer: Codable, Sendable, Equatable {
     @Nullable public var name: String?
     /// What a paired peer announces, when that differs from `name`.
     @Nullable public var announcedName: String?
-    /// `paired` or `unverified`.
-    public var trust: String
+    /// Whether it is paired.
+    public var trust: PeerTrust
 
     /// A payment's peer.
-    public init(id: String, shortID: String, name: String?, announcedName: String?, trust: String) {
+    public init(id: String, shortID: String, name: String?, announcedName: String?, trust: PeerTrust) {
         self.id = id
         self.shortID = shortID
         self.name = name

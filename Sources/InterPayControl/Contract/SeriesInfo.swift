@@ -3,28 +3,8 @@ public import InterPayCore
 /// A subscription (a series of payment requests) as `subscriptions` lists it and `offer`, `approve`, `decline` and
 /// `unsubscribe` answer it, and as the `series-updated` event carries it.
 public struct SeriesInfo: Codable, Sendable, Equatable {
-    /// The series' peer.
-    public struct Peer: Codable, Sendable, Equatable {
-        /// The full peer ID.
-        public var id: String
-        /// The short peer ID.
-        public var shortID: String
-        /// The name it is shown under (pinned at pairing for a paired peer).
-        @Nullable public var name: String?
-        /// What a paired peer announces, when that differs from `name`.
-        @Nullable public var announcedName: String?
-        /// `paired` or `unverified`, as for a payment's peer.
-        public var trust: String
-
-        /// A peer.
-        public init(id: String, shortID: String, name: String?, announcedName: String?, trust: String) {
-            self.id = id
-            self.shortID = shortID
-            self.name = name
-            self.announcedName = announcedName
-            self.trust = trust
-        }
-    }
+    /// The series' peer: shown, and trusted, as a payment's peer is.
+    public typealias Peer = PaymentPeer
 
     /// The series ID.
     public var id: String

@@ -33,14 +33,7 @@ public enum PeerLabel {
 extension PaymentPeer {
     /// The peer as people see it (`PeerLabel`).
     public var label: String {
-        PeerLabel.text(name: name, shortID: shortID, paired: trust == "paired", announcedName: announcedName)
-    }
-}
-
-extension SeriesInfo.Peer {
-    /// The peer as people see it (`PeerLabel`).
-    public var label: String {
-        PeerLabel.text(name: name, shortID: shortID, paired: trust == "paired", announcedName: announcedName)
+        PeerLabel.text(name: name, shortID: shortID, paired: trust == .paired, announcedName: announcedName)
     }
 }
 

@@ -143,9 +143,7 @@ extension ControlMethods {
         return SeriesInfo(
             id: series.id.wireString, shortID: RecordShortID.tail(of: series.id.wireString),
             direction: PaymentDirection(series.role),
-            peer: SeriesInfo.Peer(
-                id: series.peerID.description, shortID: series.peerID.shortDescription, name: peerName?.shown,
-                announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),
+            peer: peer(series.peerID, peerName),
             amount: amount(series.amountMinor), currency: series.currency,
             every: series.periodSeconds == nil ? series.period.rawValue : "seconds",
             count: series.count.map { Int64($0) }, start: series.start.secondsSince1970, timeZone: series.timeZone,

@@ -536,9 +536,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         PaymentInfo(
             id: record.id.wireString, shortID: RecordShortID.tail(of: record.id.wireString),
             direction: PaymentDirection(record.role),
-            peer: PaymentPeer(
-                id: record.peerID.description, shortID: record.peerID.shortDescription, name: peerName?.shown,
-                announcedName: peerName?.announced, trust: peerName?.paired == true ? "paired" : "unverified"),
+            peer: peer(record.peerID, peerName),
             // An amount the ledger cannot read (an unknown currency) is shown in minor units.
             amount: (try? record.amount.formattedAmount) ?? String(record.amountMinor), currency: record.currency,
             minorUnits: record.amountMinor, memo: record.memo, category: record.category,
@@ -551,6 +549,16 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             reference: record.paidReference, receipt: record.receipt != nil,
             series: record.seriesID.map { PaymentSeriesLink(id: $0.wireString, period: Int64(record.seriesIndex ?? 0)) }
         )
+    }
+}
+
+extension ControlMethods {
+    /// A payment's or a series' peer as the contract shows it: its IDs, the name it is shown under, what it
+    /// announces when that differs, and whether it is paired (the one place a peer's view is made).
+    static func peer(_ id: PeerID, _ name: PeerName?) -> PaymentPeer {
+        PaymentPeer(
+            id: id.description, shortID: id.shortDescription, name: name?.shown, announcedName: name?.announced,
+            trust: name?.paired == true ? .paired : .unverified)
     }
 }
 
