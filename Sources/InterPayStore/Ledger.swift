@@ -51,6 +51,18 @@ public struct Ledger {
         return min(count, limit)
     }
 
+    /// How many of `peerID`'s requests to us are past expiry at `now` but still pending: expired, and not yet marked so
+    /// by the expiry check (`PaymentEngine.tick`).
+    public func dueIncomingCount(from peerID: PeerID, now: Timestamp) throws -> Int {
+        try Int.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COUNT(*) FROM payment INDEXED BY payment_pending_on_expiresAt
+                        WHERE state = 'pending' AND expiresAt <= ?2 AND role = 'payer' AND peerID = ?1
+                    """),
+            arguments: [peerID.description, now.secondsSince1970]) ?? 0
+    }
+
     /// How many requests to us from peers that are not paired are pending and not yet past expiry at `now`, at most
     /// `limit`: the kept counts of the peers not paired less their due requests, as `pendingIncomingCount`.
     ///

@@ -163,5 +163,13 @@ struct RequestLimiterTests {
         // 30 a day: one more after 2,880 s.
         #expect(limiter.admit(from: alice, pending: 0, now: at(2_000)) != nil)
         #expect(limiter.admit(from: alice, pending: 0, now: at(2_900)) == nil)
+        // Requests past expiry that the expiry check has not reached yet count as expired already: with 28 expired and
+        // 2 due, the day's 30 are spent.
+        var other = RequestLimiter(limits: .init(maxPending: 3, maxPerMinute: 1_000))
+        for _ in 0..<28 { other.expiredUnanswered(from: alice, now: start) }
+        #expect(other.admit(from: alice, pending: 0, dueUnanswered: 1, now: start) == nil, "28 + 1: admitted")
+        #expect(
+            other.admit(from: alice, pending: 0, dueUnanswered: 2, now: start)?.refusal
+                == .tooManyExpiredToday(limit: 30))
     }
 }

@@ -294,8 +294,13 @@ extension PaymentEngine {
             ? nil
             : isNew && limits.maxPendingUnpaired < .max
                 ? try ledger.pendingIncomingCountFromUnpaired(now: now, upTo: limits.maxPendingUnpaired) : 0
+        // Requests past expiry that the expiry check has not reached yet are expired unanswered already: they count
+        // against the day's budget of those (counted only when something else of the budget is spent).
+        let due =
+            isNew && requestLimiter.withLock({ $0.hasExpired(from: peer) })
+            ? try ledger.dueIncomingCount(from: peer, now: now) : 0
         let verdict = requestLimiter.withLock {
-            $0.admit(from: peer, pending: pending, unpairedPending: unpairedPending, now: now)
+            $0.admit(from: peer, pending: pending, dueUnanswered: due, unpairedPending: unpairedPending, now: now)
         }
         guard let verdict else { return nil }
         if let unlogged = verdict.log {

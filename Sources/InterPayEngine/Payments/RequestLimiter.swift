@@ -130,7 +130,11 @@ public struct RequestLimiter: Sendable {
     /// request for a payment already stored adds none). For a peer that is not paired, `unpairedPending` is how many
     /// requests of all such peers are pending; nil for a paired peer, which the shared budget does not concern.
     /// Admitting a request uses one unit of the peer's budget (and of the shared one).
-    mutating func admit(from peer: PeerID, pending: Int, unpairedPending: Int? = nil, now: Timestamp) -> Verdict? {
+    /// `dueUnanswered` of the peer's requests are past expiry but not yet expired by the expiry check: they are
+    /// counted as expired unanswered already.
+    mutating func admit(
+        from peer: PeerID, pending: Int, dueUnanswered: Int = 0, unpairedPending: Int? = nil, now: Timestamp
+    ) -> Verdict? {
         var bucket = refilled(buckets[peer], capacity: limits.maxPerMinute, now: now)
         var shared = unpairedPending.map { _ in
             refilled(unpairedBucket, capacity: limits.maxPerMinuteUnpaired, now: now)
@@ -142,7 +146,7 @@ public struct RequestLimiter: Sendable {
             refilled($0, capacity: limits.maxExpiredPerDay, period: 86_400, now: now)
         }
         let refusal: Refusal? =
-            if let tokens = expiredDay?.tokens, tokens < 1 {
+            if let tokens = expiredDay?.tokens, tokens - Double(dueUnanswered) < 1 {
                 .tooManyExpiredToday(limit: limits.maxExpiredPerDay)
             } else if pending >= limits.maxPending {
                 .tooManyPending(limit: limits.maxPending)
@@ -178,6 +182,10 @@ public struct RequestLimiter: Sendable {
         store(bucket, for: peer, now: now)
         return Verdict(refusal: refusal, log: log)
     }
+
+    /// Whether any of `peer`'s requests expired here unanswered within the budget's day (a peer without one has its
+    /// whole budget, whatever is due).
+    func hasExpired(from peer: PeerID) -> Bool { expiredBuckets[peer] != nil }
 
     /// One of `peer`'s requests expired here unanswered: it uses one unit of the peer's day budget of those.
     mutating func expiredUnanswered(from peer: PeerID, now: Timestamp) {
