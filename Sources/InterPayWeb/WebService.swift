@@ -15,11 +15,15 @@ public struct WebService: Service, CustomStringConvertible {
     let onFailure: @Sendable (WebServiceError) -> Void
 
     let maxConnections: Int
+    let maxConnectionsPerClient: Int
     let idleTimeout: TimeAmount
 
     /// Connections served at once (by default); further ones wait in the listen backlog (the kernel's, not the
     /// daemon's descriptors). Browsers open six per host; the rest is room for `curl` and a second window.
     public static let maxConnections = 32
+    /// Connections one client (one local user: `WebClient`) holds at once (by default): half of `maxConnections`,
+    /// so another local user holding all theirs leaves the owner's browser its six and more (SECURITY.md W-HOLD).
+    public static let maxConnectionsPerClient = 16
     /// How long a connection may sit without a request in progress, or dribble a request's head, before it is
     /// closed (by default). A response being written (the live events stream) is never cut by it. Before, a local
     /// user holding idle connections could take every descriptor of the daemon, peers' sessions included.
@@ -31,9 +35,11 @@ public struct WebService: Service, CustomStringConvertible {
         address: WebListenAddress, handler: any ControlHandler, access: WebAccess, logger: Logger,
         onListening: @escaping @Sendable (Int) -> Void,
         onFailure: @escaping @Sendable (WebServiceError) -> Void = { _ in },
-        maxConnections: Int = Self.maxConnections, idleTimeout: TimeAmount = Self.idleTimeout
+        maxConnections: Int = Self.maxConnections, maxConnectionsPerClient: Int = Self.maxConnectionsPerClient,
+        idleTimeout: TimeAmount = Self.idleTimeout
     ) {
         self.maxConnections = maxConnections
+        self.maxConnectionsPerClient = maxConnectionsPerClient
         self.idleTimeout = idleTimeout
         self.address = address
         self.handler = handler
@@ -51,9 +57,12 @@ public struct WebService: Service, CustomStringConvertible {
         let logger = self.logger
         let onListening = self.onListening
         let address = self.address
+        let clients = WebClientCounts(limit: maxConnectionsPerClient)
         let application = Application(
             router: WebApp.router(handler: handler, access: access),
-            server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [WebClientBoundHandler(counts: clients)], idleTimeout: idleTimeout)),
             configuration: .init(
                 address: .hostname(address.host, port: address.port), reuseAddress: true,
                 availableConnectionsDelegate: MaximumAvailableConnections(maxConnections)),

@@ -1,12 +1,13 @@
 import Foundation
 import InterPayControl
-import InterPayWeb
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import Testing
+
+@testable import InterPayWeb
 
 /// The web app's listener against a local user who takes its port or holds connections (SECURITY.md W-LISTEN).
 @Suite("Web app listener", .serialized, .timeLimit(.minutes(1)))
@@ -96,5 +97,83 @@ struct WebServiceTests {
             }
         }
         #expect(error == nil)
+    }
+
+    @Test(
+        "a client past its bound has a new connection closed unread; its others stay open, and a place freed is taken again"
+    )
+    func connectionsPerClientBounded() async throws {
+        let bound = Mutex<Int>(0)
+        let service = WebService(
+            address: try WebListenAddress(parsing: "127.0.0.1:0"), handler: FakeHandler(),
+            access: WebAccess(token: "t"), logger: Self.logger, onListening: { port in bound.withLock { $0 = port } },
+            maxConnections: 8, maxConnectionsPerClient: 2, idleTimeout: .seconds(30))
+        let error = try await Self.running(service) {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while bound.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let port = bound.withLock { $0 }
+            try #require(port != 0)
+            var held: [any Channel] = []
+            for _ in 0..<2 {
+                held.append(
+                    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                        .connect(host: "127.0.0.1", port: port).get())
+            }
+            // Before the bound, a third connection of the same local user was served like the others: one user held
+            // every connection the app serves with keep-alive requests.
+            let third = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port).get()
+            #expect(await Self.closes(third, within: .seconds(10)), "the third connection of one client is closed")
+            for channel in held { #expect(channel.isActive, "a connection within the bound stays open") }
+            // One closed frees its place.
+            try await held[0].close()
+            let fourth = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port).get()
+            #expect(!(await Self.closes(fourth, within: .seconds(1))), "a place freed is taken again")
+            try await held[1].close()
+        }
+        #expect(error == nil)
+    }
+}
+
+/// Who a web client is: its socket's owner in the kernel's socket table.
+@Suite("Web client")
+struct WebClientTests {
+    @Test("an address in the socket table's form: words in host order, port in hex")
+    func tableKey() throws {
+        let v4 = try #require(SocketTableKey(try SocketAddress(ipAddress: "127.0.0.1", port: 8080)))
+        #expect(v4.text == "0100007F:1F90")
+        #expect(!v4.isIPv6)
+        let v6 = try #require(SocketTableKey(try SocketAddress(ipAddress: "::1", port: 443)))
+        #expect(v6.text == "00000000000000000000000001000000:01BB")
+        #expect(v6.isIPv6)
+    }
+
+    @Test("the owner is the uid column of the row whose ends match, not of another row")
+    func ownerFromTable() {
+        let table = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0
+               1: 0100007F:A000 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 2 1 0
+               2: 0200007F:A001 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1001        0 3 1 0
+            """
+        #expect(WebClient.owner(in: table, client: "0100007F:A000", server: "0100007F:1F90") == 1000)
+        #expect(WebClient.owner(in: table, client: "0200007F:A001", server: "0100007F:1F90") == 1001)
+        #expect(WebClient.owner(in: table, client: "0100007F:A002", server: "0100007F:1F90") == nil)
+    }
+
+    @Test("a live loopback connection's client is this process's user")
+    func liveOwner() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let serverAddress = try #require(server.localAddress)
+        let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(to: serverAddress).get()
+        let clientAddress = try #require(client.localAddress)
+        #expect(WebClient.identify(remote: clientAddress, local: serverAddress) == .user(getuid()))
+        try await client.close()
+        try await server.close()
     }
 }
