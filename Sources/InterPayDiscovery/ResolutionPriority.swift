@@ -7,27 +7,48 @@ import Synchronization
 /// On a LAN that starts at once every daemon resolves every other, one or two at a time; a pair needs only one side
 /// to resolve the other and dial. Resolving first the peers that have not reached us yet brings the mesh up with
 /// about half the resolutions, each of which makes every avahi-daemon on the segment read a question.
+///
+/// Kept per peer, not per name: a session replaced by a newer one of the same peer brings only the new one `up`, so a
+/// count per name went up twice and down once, and the name stayed "connected" for good (a renamed peer's old name
+/// too: ~140 bytes per replaced session under session churn).
 public final class ResolutionPriority: Sendable {
-    private let connected = Mutex<[String: Int]>([:])
+    private struct State {
+        /// Each peer with a session up (by its ID's text), and the name it gave.
+        var peers: [String: String] = [:]
+        /// How many of those peers gave each name.
+        var names: [String: Int] = [:]
 
-    /// An empty set: nothing waits.
-    public init() {}
-
-    /// A session with a peer that calls itself `name` came up.
-    public func sessionUp(name: String) {
-        connected.withLock { $0[name, default: 0] += 1 }
-    }
-
-    /// That session ended.
-    public func sessionDown(name: String) {
-        connected.withLock { names in
-            guard let count = names[name] else { return }
+        mutating func remove(_ peer: String) {
+            guard let name = peers.removeValue(forKey: peer), let count = names[name] else { return }
             names[name] = count > 1 ? count - 1 : nil
         }
     }
 
+    private let state = Mutex(State())
+
+    /// An empty set: nothing waits.
+    public init() {}
+
+    /// A session with `peer` (its ID's text), which calls itself `name`, came up; it replaces what an earlier
+    /// session of that peer said.
+    public func sessionUp(peer: String, name: String) {
+        state.withLock { state in
+            state.remove(peer)
+            state.peers[peer] = name
+            state.names[name, default: 0] += 1
+        }
+    }
+
+    /// `peer`'s session ended.
+    public func sessionDown(peer: String) {
+        state.withLock { $0.remove(peer) }
+    }
+
     /// Whether the instance `name` can wait for the others.
     func canWait(_ name: String) -> Bool {
-        connected.withLock { $0[name] != nil }
+        state.withLock { $0.names[name] != nil }
     }
+
+    /// Peers tracked now.
+    var trackedPeers: Int { state.withLock { $0.peers.count } }
 }

@@ -55,7 +55,7 @@ public actor SessionManager {
     private nonisolated let clientContext: NIOSSLContext
     private nonisolated let codec: FrameCodec
     private nonisolated let unauthenticated: UnauthenticatedConnections
-    private nonisolated let preference = Mutex<(@Sendable (PeerID) async -> Bool)?>(nil)
+    private nonisolated let preference = Mutex<PeerPreference?>(nil)
     private nonisolated let paymentFrameSink = Mutex<(any PaymentFrameSink)?>(nil)
     /// Per dial target, the last key refused for not being the one expected (`refusedPeerID(forKey:)`).
     private nonisolated let refusedKeys = RefusedKeys()
@@ -112,7 +112,8 @@ public actor SessionManager {
     /// predicate is asked when a session comes up, and again when `preferenceChanged(for:)` says its answer may have
     /// changed (not on a timer: at rest, a ledger read per session and keepalive was most of an idle daemon's work).
     public nonisolated func preferPeers(_ predicate: @escaping @Sendable (PeerID) async -> Bool) {
-        preference.withLock { $0 = predicate }
+        let preference = PeerPreference(predicate)
+        self.preference.withLock { $0 = preference }
     }
 
     /// Has each session's reader hand its payment frames to `sink` itself, waiting until `sink` returns, instead of
@@ -140,8 +141,8 @@ public actor SessionManager {
     }
 
     private nonisolated func isPreferred(_ peer: PeerID) async -> Bool {
-        guard let predicate = preference.withLock({ $0 }) else { return false }
-        return await predicate(peer)
+        guard let preference = preference.withLock({ $0 }) else { return false }
+        return await preference.predicate(peer)
     }
 
     // MARK: Listening
@@ -998,4 +999,13 @@ struct DialTarget: Sendable {
     var generation: Int
     /// Dials in a row without a session after which a target that never had one is dropped; nil: never.
     var giveUpAfter: Int? = nil
+}
+
+/// The predicate of `SessionManager.preferPeers(_:)`, held as one object: read under the lock, it is a reference
+/// copied, not a function value passed through the lock's generic closure, which re-wrapped it in a new thunk
+/// context on every read (one allocation per session that came up).
+private final class PeerPreference: Sendable {
+    let predicate: @Sendable (PeerID) async -> Bool
+
+    init(_ predicate: @escaping @Sendable (PeerID) async -> Bool) { self.predicate = predicate }
 }

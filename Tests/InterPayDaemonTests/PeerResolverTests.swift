@@ -166,6 +166,33 @@ struct LogSafetyTests {
         #expect(budget.summary(now: now + .seconds(1)) == nil, "nothing new, and too soon anyway")
     }
 
+    @Test("buckets full again are forgotten at the next sweep, those of peers with lines left out too; others kept")
+    func quietBucketsForgotten() {
+        let budget = PeerLogBudget(
+            burst: 2, perSecond: 1, addressBurst: 1_000, addressPerSecond: 100, totalBurst: 10_000)
+        let start = ContinuousClock.now
+        for index in 0..<500 {
+            budget.associate(peer: "fresh\(index)", host: "198.18.0.\(index % 4)")
+            _ = budget.admit("fresh\(index)", now: start)
+        }
+        // One peer past its budget, as fresh keys are when the daemon-wide budget runs dry.
+        for _ in 0..<3 { _ = budget.admit("noisy", address: "198.18.0.9:7420", now: start) }
+        #expect(budget.tracked.peers == 501)
+        #expect(budget.tracked.hosts == 500)
+        // Before the sweep the tables kept every entry until maxPeers, and their storage for good.
+        #expect(budget.summary(now: start + .seconds(30))?.lines == 1, "what was left out is summed up")
+        let tracked = budget.tracked
+        #expect(tracked.peers == 0, "every bucket is full again (\(tracked))")
+        #expect(tracked.hosts == 0)
+        #expect(tracked.addresses == 0)
+        // A bucket short of tokens is kept until it is full.
+        _ = budget.admit("busy", now: start + .seconds(40))
+        _ = budget.summary(now: start + .seconds(40.5))
+        #expect(budget.tracked.peers == 1, "a peer that used tokens is kept while its bucket refills")
+        _ = budget.summary(now: start + .seconds(50.5))
+        #expect(budget.tracked.peers == 0)
+    }
+
     @Test("all peers together stay within the daemon-wide budget, whatever their addresses")
     func daemonWideBudget() {
         let budget = PeerLogBudget(totalBurst: 100, totalPerSecond: 0.0001)

@@ -160,18 +160,37 @@ struct DiscoveryErrorTests {
 
 @Suite("Which resolutions can wait")
 struct ResolutionPriorityTests {
-    @Test("a name can wait while a session of that name is up, counting overlapping sessions")
+    @Test("a name can wait while a session of that name is up, counting the peers that gave it")
     func sessionsCount() {
         let priority = ResolutionPriority()
         #expect(!priority.canWait("bob"))
-        priority.sessionUp(name: "bob")
-        priority.sessionUp(name: "bob")
+        priority.sessionUp(peer: "P1", name: "bob")
+        priority.sessionUp(peer: "P2", name: "bob")
         #expect(priority.canWait("bob"))
         #expect(!priority.canWait("carol"))
-        priority.sessionDown(name: "bob")
-        #expect(priority.canWait("bob"), "one of the two sessions is still up")
-        priority.sessionDown(name: "bob")
-        priority.sessionDown(name: "bob")
+        priority.sessionDown(peer: "P1")
+        #expect(priority.canWait("bob"), "the other peer's session is still up")
+        priority.sessionDown(peer: "P2")
+        priority.sessionDown(peer: "P2")
         #expect(!priority.canWait("bob"))
+        #expect(priority.trackedPeers == 0)
+    }
+
+    @Test("a replaced session (up twice, down once) leaves nothing behind, nor a renamed peer's old name")
+    func replacedSession() {
+        let priority = ResolutionPriority()
+        priority.sessionUp(peer: "P1", name: "bob")
+        // Replaced by a newer session of the same peer: only the new one comes up. Before, "bob" then stayed
+        // connected for good.
+        priority.sessionUp(peer: "P1", name: "bob")
+        priority.sessionDown(peer: "P1")
+        #expect(!priority.canWait("bob"))
+        priority.sessionUp(peer: "P1", name: "bob")
+        priority.sessionUp(peer: "P1", name: "robert")
+        #expect(!priority.canWait("bob"), "the old name is gone with the replaced session")
+        #expect(priority.canWait("robert"))
+        priority.sessionDown(peer: "P1")
+        #expect(!priority.canWait("robert"))
+        #expect(priority.trackedPeers == 0)
     }
 }

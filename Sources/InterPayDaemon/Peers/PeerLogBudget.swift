@@ -45,6 +45,7 @@ public final class PeerLogBudget: Sendable {
         var dropped = 0
         var droppedPeers: Set<String> = []
         var lastSummary: ContinuousClock.Instant?
+        var lastSweep: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -133,8 +134,10 @@ public final class PeerLogBudget: Sendable {
 
     /// How many lines, from how many peers, were left out since the last summary: nil when none were, or when the
     /// last summary is less than `summaryInterval` old. The daemon asks every second and logs the answer.
+    /// Every `summaryInterval` it also forgets what a new bucket would hold anyway (`sweep`).
     public func summary(now: ContinuousClock.Instant = .now) -> (lines: Int, peers: Int)? {
         state.withLock { state in
+            sweep(&state, now: now)
             guard state.dropped > 0 else { return nil }
             if let last = state.lastSummary, now - last < summaryInterval { return nil }
             defer {
@@ -144,6 +147,34 @@ public final class PeerLogBudget: Sendable {
             }
             return (state.dropped, state.droppedPeers.count)
         }
+    }
+
+    /// At most every `summaryInterval`, forgets the buckets that are full again (a new bucket is the same), and the
+    /// addresses of peers it no longer tracks, into new, smaller tables. A host opening sessions under thousands of
+    /// fresh keys grew the tables to `maxPeers` entries each (about 400 KB): most of those keys had lines left out
+    /// (the daemon-wide budget ran dry) and never came back to be told so. A table's storage never shrinks when
+    /// entries are removed one by one, so it stayed after the churn ended. What a forgotten peer had left out was
+    /// counted in the summaries already; only the `suppressed=N` of its next line is lost.
+    private func sweep(_ state: inout State, now: ContinuousClock.Instant) {
+        if let last = state.lastSweep, now - last < summaryInterval { return }
+        state.lastSweep = now
+        let peers = state.peers.filter { _, bucket in
+            var tokens = bucket.tokens
+            tokens.refill(now: now)
+            return tokens.tokens < tokens.capacity
+        }
+        state.peers = peers
+        state.addresses = state.addresses.filter { _, bucket in
+            var bucket = bucket
+            bucket.refill(now: now)
+            return bucket.tokens < bucket.capacity
+        }
+        state.hosts = state.hosts.filter { peers[$0.key] != nil }
+    }
+
+    /// Peers, addresses and peer-to-address links tracked now.
+    var tracked: (peers: Int, addresses: Int, hosts: Int) {
+        state.withLock { ($0.peers.count, $0.addresses.count, $0.hosts.count) }
     }
 
     /// An address without its port: `198.18.0.7:7420` → `198.18.0.7`; an IPv6 address, which the daemon writes

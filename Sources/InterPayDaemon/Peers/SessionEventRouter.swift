@@ -33,11 +33,11 @@ struct SessionEventRouter: PaymentFrameSink {
             case .up(let info):
                 // The peer's log lines without an address share its address's budget.
                 PeerLogBudget.shared.associate(peer: info.peerID.shortDescription, host: info.host)
-                resolutionPriority?.sessionUp(name: info.name)
+                resolutionPriority?.sessionUp(peer: info.peerID.description, name: info.name)
                 await engine.handle(.up(TransportLink.linkSession(info)))
                 await pairing?.sessionUp(info.peerID)
             case .down(let info, _):
-                resolutionPriority?.sessionDown(name: info.name)
+                resolutionPriority?.sessionDown(peer: info.peerID.description)
                 await engine.handle(.down(TransportLink.linkSession(info)))
                 await pairing?.sessionDown(info.peerID)
             case .message(.pair(let frame), let peer):
