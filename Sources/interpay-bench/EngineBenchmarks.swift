@@ -1,18 +1,42 @@
 import Foundation
 import InterPayCore
 import InterPayDaemon
+import InterPayTransport
+import Logging
 
 /// Two payment engines in this process, each with its own ledger file and TLS listener on loopback, and a session
 /// between them: the daemon's payment path without its control socket or discovery.
 struct EngineBenchmarks {
-    let payee: PaymentNode
-    let payer: PaymentNode
+    let payee: Node
+    let payer: Node
 
     static func start(directory: URL) async throws -> EngineBenchmarks {
-        let payee = try await PaymentNode(name: "bench-payee", directory: directory.appending(path: "payee"))
-        let payer = try await PaymentNode(name: "bench-payer", directory: directory.appending(path: "payer"))
+        let payee = try await node("bench-payee", directory: directory.appending(path: "payee"))
+        let payer = try await node("bench-payer", directory: directory.appending(path: "payer"))
         await payee.connect(to: payer)
         return EngineBenchmarks(payee: payee, payer: payer)
+    }
+
+    /// A node as the daemon builds it (`Node`), running on loopback, without per-peer request limits (the benchmark
+    /// floods one peer on purpose) and with quick redials.
+    static func node(_ name: String, directory: URL) async throws -> Node {
+        var logger = Logger(label: "bench.\(name)")
+        logger.logLevel = .critical
+        var transport = TransportConfiguration(displayName: name, host: "127.0.0.1")
+        transport.reconnectBackoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(500))
+        var options = Node.Options(name: name, transport: transport)
+        options.requestLimits = .init(maxPending: .max, maxPerMinute: .max)
+        options.issuesReceipts = false
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let node = try Node(directory: directory.path, options: options, logger: logger)
+        _ = try await node.runInBackground()
+        return node
+    }
+
+    /// Asks the payer for `amount` on the payee's side and returns once the payer's ack is committed there.
+    private func requestAcknowledged(amount: Money, memo: String) async throws {
+        _ = try await payee.engine.request(
+            from: payer.id, amount: amount, memo: memo, category: nil, expiresIn: 3_600, wait: .seconds(30))
     }
 
     func stop() async {
@@ -26,7 +50,7 @@ struct EngineBenchmarks {
         let amount = Money(minorUnits: 1_250, currency: try CurrencyCode("MXN"))
         let clock = ContinuousClock()
         let start = clock.now
-        _ = try await payee.requestAcknowledged(from: payer.id, amount: amount, memo: "Tacos al pastor")
+        try await requestAcknowledged(amount: amount, memo: "Tacos al pastor")
         return (clock.now - start).milliseconds
     }
 
@@ -47,7 +71,7 @@ struct EngineBenchmarks {
                     group.addTask {
                         var count = 0
                         while clock.now < deadline {
-                            _ = try await payee.requestAcknowledged(from: payer.id, amount: amount, memo: "")
+                            try await requestAcknowledged(amount: amount, memo: "")
                             count += 1
                         }
                         return count

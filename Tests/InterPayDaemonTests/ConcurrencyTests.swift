@@ -13,7 +13,7 @@ import Testing
 struct ConcurrencyTests {
     static let rounds = 12
 
-    static func connect(_ engine: EngineHarness, _ peer: ScriptedPeer) async {
+    static func connect(_ engine: Node, _ peer: ScriptedPeer) async {
         await peer.sessions.maintainConnection(
             key: "engine", host: "127.0.0.1", port: engine.port, expectedPeerID: engine.id)
         await eventually("a session") {
@@ -24,7 +24,7 @@ struct ConcurrencyTests {
 
     @Test("a payee's cancel racing the payer's accept: the payee's ledger ends as its ack to the payer said")
     func cancelRacesAccept() async throws {
-        let alice = try await EngineHarness(name: "alice")  // payee, real engine
+        let alice = try await Node.testing(name: "alice")  // payee, real engine
         let bob = try await ScriptedPeer(name: "bob")  // payer, scripted
         await Self.connect(alice, bob)
         for _ in 0..<Self.rounds {
@@ -48,7 +48,7 @@ struct ConcurrencyTests {
 
     @Test("a payer's accept and reject at the same moment: one wins, and only its frame is sent")
     func acceptRacesReject() async throws {
-        let bob = try await EngineHarness(name: "bob")  // payer, real engine
+        let bob = try await Node.testing(name: "bob")  // payer, real engine
         let alice = try await ScriptedPeer(name: "alice")  // payee, scripted
         await Self.connect(bob, alice)
         for _ in 0..<Self.rounds {

@@ -24,61 +24,30 @@ func makeSessionManager(
     return (manager, try await manager.start())
 }
 
-/// A daemon's payment side without its control socket or discovery: sessions on loopback feeding a real
-/// `PaymentEngine` with a ledger in a temporary directory, wired as `PeerService` wires them.
-final class EngineHarness: Sendable {
-    let sessions: SessionManager
-    let engine: PaymentEngine
-    let pairing: PairingCoordinator
-    let database: AppDatabase
-    let port: Int
-    private let directory: TemporaryDirectory
-    private let tasks: Mutex<[Task<Void, Never>]>
-
-    init(
+extension Node {
+    /// A node as the daemon builds it (`Node`), in a temporary directory that `stop()` removes, running on
+    /// loopback with quick redials.
+    static func testing(
         name: String, acceptFrom: AcceptPolicy = .any, requestLimits: RequestLimiter.Limits = .init(),
         capabilities: [String] = [PaymentMessage.Pairing.capability]
-    ) async throws {
-        directory = try TemporaryDirectory()
-        (sessions, port) = try await makeSessionManager(name: name, directory: directory, capabilities: capabilities)
-        database = try AppDatabase(path: directory.url.appending(path: "ledger.sqlite").path)
-        var logger = Logger(label: "test.\(name).engine")
+    ) async throws -> Node {
+        let directory = try TemporaryDirectory()
+        var transport = TransportConfiguration(displayName: name, host: "127.0.0.1")
+        transport.capabilities = capabilities
+        transport.reconnectBackoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(500))
+        var options = Node.Options(name: name, transport: transport)
+        options.acceptFrom = acceptFrom
+        options.requestLimits = requestLimits
+        options.temporary = true
+        var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
-        let engine = PaymentEngine(
-            me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
-            acceptFrom: acceptFrom, requestLimits: requestLimits,
-            receiptIssuer: ReceiptIssuer(signer: sessions.identity.receiptSigner, name: name), logger: logger)
-        self.engine = engine
-        let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
-        self.pairing = pairing
-        let sessions = self.sessions
-        let run = Task { _ = try? await sessions.run() }
-        let follow = Task { await SessionEventRouter(engine: engine, pairing: pairing).run(sessions.events) }
-        tasks = Mutex([run, follow])
+        let node = try Node(directory: directory.url.path, options: options, logger: logger)
+        _ = try await node.runInBackground()
+        return node
     }
-
-    /// Dials `other` and waits until both sides hold the session.
-    func connect(to other: EngineHarness) async {
-        await sessions.maintainConnection(key: "peer", host: "127.0.0.1", port: other.port, expectedPeerID: other.id)
-        let (me, them) = (id, other.id)
-        await eventually("a session between the two harnesses") {
-            let mine = await self.sessions.currentSessions()
-            let theirs = await other.sessions.currentSessions()
-            return mine.contains { $0.peerID == them } && theirs.contains { $0.peerID == me }
-        }
-    }
-
-    var id: PeerID { sessions.identity.peerID }
 
     /// The ledger file, to open it a second time as a restarted daemon would.
-    var databasePath: String { directory.url.appending(path: "ledger.sqlite").path }
-
-    func stop() async {
-        let running = tasks.withLock { $0 }
-        for task in running { task.cancel() }
-        for task in running { await task.value }
-        directory.remove()
-    }
+    var databasePath: String { ledgerPath ?? "" }
 }
 
 /// A peer whose frames the test writes by hand: a bare session manager that records what it receives.

@@ -15,8 +15,8 @@ import Testing
 @Suite("Hostile requests in the engine", .serialized)
 struct HostileRequestTests {
     /// Bob's engine and a scripted alice with a session to it.
-    static func pair(acceptFrom: AcceptPolicy = .any) async throws -> (EngineHarness, ScriptedPeer) {
-        let bob = try await EngineHarness(name: "bob", acceptFrom: acceptFrom)
+    static func pair(acceptFrom: AcceptPolicy = .any) async throws -> (Node, ScriptedPeer) {
+        let bob = try await Node.testing(name: "bob", acceptFrom: acceptFrom)
         let alice = try await ScriptedPeer(name: "alice")
         await alice.sessions.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
         await eventually("a session between alice and bob") {
@@ -27,7 +27,7 @@ struct HostileRequestTests {
     }
 
     static func request(
-        _ alice: ScriptedPeer, to bob: EngineHarness, id: UUID = UUID(), createdAt: Timestamp = .now,
+        _ alice: ScriptedPeer, to bob: Node, id: UUID = UUID(), createdAt: Timestamp = .now,
         lifetime: Int64 = 900
     ) throws -> PaymentMessage.Request {
         let payment = try PaymentRequest(

@@ -14,7 +14,7 @@ import Testing
 @Suite("Pairing between daemons", .serialized)
 struct PairingTests {
     /// Both users start pairing, alice first; returns the code both sides show.
-    static func bothStart(_ alice: EngineHarness, _ bob: EngineHarness) async throws -> PairingCode {
+    static func bothStart(_ alice: Node, _ bob: Node) async throws -> PairingCode {
         let first = try await alice.pairing.start(with: bob.id)
         #expect(first.phase == "waiting", "bob's user has not started yet")
         await eventually("bob's daemon notices") { await bob.pairing.status(of: alice.id).phase == "requested" }
@@ -28,9 +28,9 @@ struct PairingTests {
 
     @Test("both users start; both get the same code; the right code trusts the peer, durably, until untrusted")
     func pairAndUntrust() async throws {
-        let alice = try await EngineHarness(name: "alice")
-        let bob = try await EngineHarness(name: "bob")
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice")
+        let bob = try await Node.testing(name: "bob")
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         let code = try await Self.bothStart(alice, bob)
 
         let record = try await bob.pairing.confirm(code, with: alice.id)
@@ -55,7 +55,7 @@ struct PairingTests {
     @Test("a commit from a peer whose user has not started is not answered: the user is told, nothing is sent")
     func notAnsweredBeforeTheUserStarts() async throws {
         let alice = try await ScriptedPeer(name: "mallory")
-        let bob = try await EngineHarness(name: "bob")
+        let bob = try await Node.testing(name: "bob")
         await alice.sessions.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
         // Both ends: alice's commits go out only once her side holds the session too.
         await eventually("a session") {
@@ -95,7 +95,7 @@ struct PairingTests {
     @Test("a peer's second, different commit ends the attempt and counts; three failures lock, across a restart")
     func lockoutSurvivesRestart() async throws {
         let mallory = try await ScriptedPeer(name: "mallory")
-        let bob = try await EngineHarness(name: "bob")
+        let bob = try await Node.testing(name: "bob")
         await mallory.sessions.maintainConnection(
             key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
         await eventually("a session") { await bob.sessions.currentSessions().contains { $0.peerID == mallory.id } }
@@ -152,9 +152,9 @@ struct PairingTests {
 
     @Test("a wrong code ends the attempt and counts; the third failure locks")
     func wrongCodesLock() async throws {
-        let alice = try await EngineHarness(name: "alice")
-        let bob = try await EngineHarness(name: "bob")
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice")
+        let bob = try await Node.testing(name: "bob")
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         for remaining in ["2 attempts left", "1 attempt left"] {
             let code = try await Self.bothStart(alice, bob)
             let wrong = try #require(PairingCode(userInput: code.digits == "111111" ? "222222" : "111111"))
@@ -177,9 +177,9 @@ struct PairingTests {
 
     @Test("a code is refused once it has expired")
     func expiredCode() async throws {
-        let alice = try await EngineHarness(name: "alice")
-        let bob = try await EngineHarness(name: "bob")
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice")
+        let bob = try await Node.testing(name: "bob")
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         let code = try await Self.bothStart(alice, bob)
         let late = Timestamp.now.adding(seconds: PairingMachine.codeLifetime + 1)
         let error = await errorText { _ = try await alice.pairing.confirm(code, with: bob.id, now: late) }
@@ -192,9 +192,9 @@ struct PairingTests {
 
     @Test("pairing with a peer whose daemon lacks pairing-v2 fails at once with a clear error")
     func olderPeer() async throws {
-        let alice = try await EngineHarness(name: "alice")
-        let old = try await EngineHarness(name: "old", capabilities: [])
-        await alice.connect(to: old)
+        let alice = try await Node.testing(name: "alice")
+        let old = try await Node.testing(name: "old", capabilities: [])
+        #expect(await alice.connect(to: old), "a session between the two nodes")
         let error = await errorText { _ = try await alice.pairing.start(with: old.id, wait: .seconds(1)) }
         #expect(error.contains("does not support pairing-v2"), "\(error)")
         await alice.stop()
@@ -203,9 +203,9 @@ struct PairingTests {
 
     @Test("accept_from = paired: a request from a peer not paired is rejected on both sides; once paired it is taken")
     func acceptFromPaired() async throws {
-        let alice = try await EngineHarness(name: "alice")
-        let bob = try await EngineHarness(name: "bob", acceptFrom: .paired)
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice")
+        let bob = try await Node.testing(name: "bob", acceptFrom: .paired)
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         let amount = Money(minorUnits: 500, currency: try CurrencyCode("EUR"))
         let refused = try await alice.engine.request(
             from: bob.id, amount: amount, memo: "", category: nil, expiresIn: 600)

@@ -12,9 +12,9 @@ struct ReceiptSessionTests {
 
     @Test("the receipt is signed with the TLS identity key: its key hashes to the payee's peer ID; both sides store it")
     func receiptOverTLS() async throws {
-        let alice = try await EngineHarness(name: "alice", capabilities: Self.withReceipts)
-        let bob = try await EngineHarness(name: "bob", capabilities: Self.withReceipts)
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice", capabilities: Self.withReceipts)
+        let bob = try await Node.testing(name: "bob", capabilities: Self.withReceipts)
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         #expect(TransportLink(sessions: alice.sessions).session(with: bob.id)?.supportsReceipts == true)
         let record = try await alice.engine.request(
             from: bob.id, amount: Money(minorUnits: 1_250, currency: try CurrencyCode("MXN")), memo: "tacos",
@@ -37,9 +37,9 @@ struct ReceiptSessionTests {
 
     @Test("a payer announcing no receipts capability completes request → accept; the payee's received is refused")
     func peerWithoutTheCapability() async throws {
-        let alice = try await EngineHarness(name: "alice", capabilities: Self.withReceipts)
-        let bob = try await EngineHarness(name: "bob")
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice", capabilities: Self.withReceipts)
+        let bob = try await Node.testing(name: "bob")
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         #expect(TransportLink(sessions: alice.sessions).session(with: bob.id)?.supportsReceipts == false)
         let record = try await alice.engine.request(
             from: bob.id, amount: Money(minorUnits: 500, currency: try CurrencyCode("EUR")), memo: "", category: nil,

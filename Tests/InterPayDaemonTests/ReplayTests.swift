@@ -13,7 +13,7 @@ import Testing
 struct ReplayTests {
     @Test("a replayed request or ack gets the same answer again and changes nothing, also after the payment is final")
     func replay() async throws {
-        let bob = try await EngineHarness(name: "bob")
+        let bob = try await Node.testing(name: "bob")
         let alice = try await ScriptedPeer(name: "alice")
         await alice.sessions.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
         await eventually("a session between alice and bob") {

@@ -13,7 +13,7 @@ import Testing
 struct RequestLimitTests {
     @Test("over the pending limit: limit-exceeded with ref, nothing stored; the resend succeeds after a cancel")
     func pendingLimit() async throws {
-        let bob = try await EngineHarness(name: "bob", requestLimits: .init(maxPending: 2, maxPerMinute: 600))
+        let bob = try await Node.testing(name: "bob", requestLimits: .init(maxPending: 2, maxPerMinute: 600))
         let alice = try await ScriptedPeer(name: "alice")
         await alice.sessions.maintainConnection(key: "bob", host: "127.0.0.1", port: bob.port, expectedPeerID: bob.id)
         await eventually("a session between alice and bob") {

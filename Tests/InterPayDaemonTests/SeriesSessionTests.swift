@@ -15,9 +15,9 @@ struct SeriesSessionTests {
 
     @Test("offer → approve over TLS: the period due is requested and accepted automatically on both sides")
     func seriesOverTLS() async throws {
-        let alice = try await EngineHarness(name: "alice", capabilities: Self.withSubscriptions)
-        let bob = try await EngineHarness(name: "bob", capabilities: Self.withSubscriptions)
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice", capabilities: Self.withSubscriptions)
+        let bob = try await Node.testing(name: "bob", capabilities: Self.withSubscriptions)
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         #expect(TransportLink(sessions: alice.sessions).session(with: bob.id)?.supportsSubscriptions == true)
         let series = try await alice.engine.offerSeries(
             to: bob.id, amount: Money(minorUnits: 3_000, currency: try CurrencyCode("EUR")), period: .month,
@@ -38,9 +38,9 @@ struct SeriesSessionTests {
 
     @Test("a payer whose hello lacks the subscriptions capability is told no: nothing is offered or stored")
     func peerWithoutTheCapability() async throws {
-        let alice = try await EngineHarness(name: "alice", capabilities: Self.withSubscriptions)
-        let bob = try await EngineHarness(name: "bob")
-        await alice.connect(to: bob)
+        let alice = try await Node.testing(name: "alice", capabilities: Self.withSubscriptions)
+        let bob = try await Node.testing(name: "bob")
+        #expect(await alice.connect(to: bob), "a session between the two nodes")
         #expect(TransportLink(sessions: alice.sessions).session(with: bob.id)?.supportsSubscriptions == false)
         do {
             _ = try await alice.engine.offerSeries(

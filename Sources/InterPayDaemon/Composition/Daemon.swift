@@ -24,34 +24,16 @@ public enum Daemon {
         // Before anything reads the directory: one daemon per state directory, and only this user's.
         let lock = try StateDirectoryLock.claim(configuration.stateDirectory, socketPath: configuration.socketPath)
         let identity: Identity
-        let sessions: SessionManager
-        let database: AppDatabase
         do {
             identity = try Identity.loadOrCreate(in: configuration.stateDirectory)
-            sessions = try SessionManager(
-                identity: identity,
-                configuration: TransportConfiguration(
-                    displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
-                    capabilities: [PaymentMessage.Pairing.capability]
-                        + (configuration.receipts ? [PaymentMessage.receiptsCapability] : [])
-                        + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : []),
-                    agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
-                    keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
-                    maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions,
-                    maxSessionsPerAddress: configuration.maxSessionsPerAddress),
-                logger: logger)
         } catch {
             throw .transport(error.description)
         }
+        let database: AppDatabase
         do {
             database = try AppDatabase(path: configuration.databasePath)
         } catch {
             throw .storage(error.description)
-        }
-        // At the session limit, paired peers' sessions are kept over unpaired ones'.
-        // Unreadable counts as "not paired": at worst that session may be evicted at the session limit.
-        sessions.preferPeers { peer in
-            await database.isPaired(peer, logger: logger, otherwise: "its session is not preferred")
         }
         let provider: ExchangeRateAPIProvider
         do {
@@ -82,24 +64,29 @@ public enum Daemon {
             rates: RatesService(
                 cache: LedgerRatesCache(database: database), provider: provider, base: base, logger: logger),
             preference: PreferredCurrency(configured: configuration.preferredCurrency, stored: stored), logger: logger)
+        var options = Node.Options(
+            name: configuration.name,
+            transport: TransportConfiguration(
+                displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
+                capabilities: [PaymentMessage.Pairing.capability]
+                    + (configuration.receipts ? [PaymentMessage.receiptsCapability] : [])
+                    + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : []),
+                agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
+                keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
+                maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions,
+                maxSessionsPerAddress: configuration.maxSessionsPerAddress))
         // Without a preferred currency `cachedQuote` answers nil at once and nothing is stored with an acceptance.
-        let acceptanceQuote: PaymentEngine.AcceptanceQuote = { @Sendable money in
-            await conversions.cachedQuote(money)
-        }
-        let engine = PaymentEngine(
-            me: sessions.identity.peerID, database: database, link: TransportLink(sessions: sessions),
-            acceptanceQuote: acceptanceQuote, acceptFrom: configuration.acceptFrom,
-            requestLimits: .init(
-                maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute),
-            receiptIssuer: ReceiptIssuer(signer: identity.receiptSigner, name: configuration.name),
-            acceptTestPeriods: configuration.acceptTestPeriods, logger: logger)
-        let pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
+        options.acceptanceQuote = { @Sendable money in await conversions.cachedQuote(money) }
+        options.acceptFrom = configuration.acceptFrom
+        options.requestLimits = .init(
+            maxPending: configuration.maxPendingPerPeer, maxPerMinute: configuration.maxRequestsPerMinute)
+        options.acceptTestPeriods = configuration.acceptTestPeriods
+        let node = try Node(identity: identity, database: database, options: options, logger: logger)
         let shared = SharedState()
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()
         let services = DaemonServices(
-            configuration: configuration, sessions: sessions, database: database, engine: engine, pairing: pairing,
-            shared: shared, broadcaster: broadcaster, conversions: conversions)
+            configuration: configuration, node: node, shared: shared, broadcaster: broadcaster, conversions: conversions)
         let peers = PeerService(services: services, readiness: readiness, logger: logger)
         var webAccess: WebAccess?
         if let address = configuration.webListen {
@@ -119,7 +106,7 @@ public enum Daemon {
             broadcaster: broadcaster, readiness: readiness, logger: logger)
         let notify = NotifyService(
             notifier: SystemdNotifier(environment: environment), readiness: readiness,
-            watchdog: SystemdNotifier.watchdogInterval(environment: environment), engine: engine, logger: logger)
+            watchdog: SystemdNotifier.watchdogInterval(environment: environment), engine: node.engine, logger: logger)
         // The web app before the control socket: at shutdown the socket stops first and ends the event streams,
         // so that the web server's open event streams do not hold it up.
         var web: [any Service] = []

@@ -6,10 +6,8 @@ import InterPayTransport
 /// by `Daemon` and handed to each.
 struct DaemonServices: Sendable {
     let configuration: DaemonConfiguration
-    let sessions: SessionManager
-    let database: AppDatabase
-    let engine: PaymentEngine
-    let pairing: PairingCoordinator
+    /// The sessions, ledger, engine and pairing, built as the benchmarks and the tests build them.
+    let node: Node
     let shared: SharedState
     let broadcaster: EventBroadcaster
     let conversions: Conversions
@@ -25,13 +23,13 @@ extension UsesDaemonServices {
     /// The effective configuration.
     var configuration: DaemonConfiguration { services.configuration }
     /// The peer sessions.
-    var sessions: SessionManager { services.sessions }
+    var sessions: SessionManager { services.node.sessions }
     /// The ledger.
-    var database: AppDatabase { services.database }
+    var database: AppDatabase { services.node.database }
     /// The payment engine.
-    var engine: PaymentEngine { services.engine }
+    var engine: PaymentEngine { services.node.engine }
     /// Pairing with verification codes.
-    var pairing: PairingCoordinator { services.pairing }
+    var pairing: PairingCoordinator { services.node.pairing }
     /// The state `status` reports (ports, discovery).
     var shared: SharedState { services.shared }
     /// The event stream of `subscribe`.

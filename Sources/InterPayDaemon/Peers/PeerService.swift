@@ -20,8 +20,7 @@ struct PeerService: Service, UsesDaemonServices {
     let resolutionPriority = ResolutionPriority()
 
     func run() async throws {
-        let router = SessionEventRouter(engine: engine, pairing: pairing, resolutionPriority: resolutionPriority)
-        router.takePaymentFrames(from: sessions)
+        let router = services.node.router(resolutionPriority: resolutionPriority)
         let port: Int
         do {
             port = try await sessions.start()
