@@ -86,7 +86,8 @@ public enum Daemon {
         let readiness = Readiness()
         let broadcaster = EventBroadcaster()
         let services = DaemonServices(
-            configuration: configuration, node: node, shared: shared, broadcaster: broadcaster, conversions: conversions)
+            configuration: configuration, node: node, shared: shared, broadcaster: broadcaster, conversions: conversions
+        )
         let peers = PeerService(services: services, readiness: readiness, logger: logger)
         var webAccess: WebAccess?
         if let address = configuration.webListen {

@@ -1,8 +1,8 @@
 import Foundation
 package import InterPayCore
+import InterPayDiscovery
 package import InterPayEngine
 package import InterPayStore
-import InterPayDiscovery
 package import InterPayTransport
 package import Logging
 import Synchronization
@@ -68,7 +68,8 @@ package final class Node: Sendable {
     ) throws(DaemonError) {
         self.identity = identity
         self.ledgerPath = ledgerPath
-        temporaryDirectory = options.temporary ? ledgerPath.map { URL(filePath: $0).deletingLastPathComponent().path } : nil
+        temporaryDirectory =
+            options.temporary ? ledgerPath.map { URL(filePath: $0).deletingLastPathComponent().path } : nil
         self.database = database
         var transport = options.transport
         transport.displayName = options.name
