@@ -9,7 +9,8 @@ import os
 import socket
 import threading
 import time
-import urllib.request
+
+import interpay_wire as wire
 
 DESCRIPTION = "40 tokenless connections dribbling request bodies: refused at once; the owner is answered"
 
@@ -17,23 +18,11 @@ DRIBBLERS = 40
 SECONDS = 20
 
 
-def owner_status(port, token, timeout):
-    """The owner's GET /api/status with the token; (status, seconds taken), status None when unanswered."""
-    request = urllib.request.Request("http://127.0.0.1:%d/api/status" % port,
-                                     headers={"Authorization": "Bearer " + token})
-    started = time.monotonic()
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            return answer.status, time.monotonic() - started
-    except Exception:  # noqa: BLE001 (a timeout or a refused connection: unanswered, which is what is measured)
-        return None, time.monotonic() - started
-
-
 def run(h):
     alice = h.daemon("alice", web=True)
     port = json.loads(alice.interpay("status", "--json").stdout)["webPort"]
     token = open(os.path.join(h.work, "alice", "web-token")).read().strip()
-    status, _ = owner_status(port, token, 5)
+    status, _ = wire.web_owner_status(port, token, 5)
     h.check(status == 200, "the owner's request is answered before the attack (%s)" % status)
 
     head = ("POST /api/send HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
@@ -57,7 +46,7 @@ def run(h):
     worker = threading.Thread(target=dribble, daemon=True)
     worker.start()
     time.sleep(3)
-    status, seconds = owner_status(port, token, 10)
+    status, seconds = wire.web_owner_status(port, token, 10)
     h.check(status == 200 and seconds < 5,
             "during the attack the owner's request is answered within 5 s (%s after %.1f s)" % (status, seconds))
 

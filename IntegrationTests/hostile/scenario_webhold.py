@@ -8,7 +8,8 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
+
+import interpay_wire as wire
 
 DESCRIPTION = "another local user's 40 keep-alive connections: held to 16, the owner answered"
 
@@ -55,18 +56,6 @@ while time.monotonic() < end:
 """
 
 
-def owner_status(port, token, timeout):
-    """The owner's GET /api/status with the token; (status, seconds taken), status None when unanswered."""
-    request = urllib.request.Request("http://127.0.0.1:%d/api/status" % port,
-                                     headers={"Authorization": "Bearer " + token})
-    started = time.monotonic()
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            return answer.status, time.monotonic() - started
-    except Exception:  # noqa: BLE001 (a timeout or a refused connection: unanswered, which is what is measured)
-        return None, time.monotonic() - started
-
-
 def run(h):
     if os.geteuid() != 0:
         h.check(False, "this scenario acts as another local user (uid %d), which needs root" % OTHER_USER)
@@ -74,7 +63,7 @@ def run(h):
     alice = h.daemon("alice", web=True)
     port = json.loads(alice.interpay("status", "--json").stdout)["webPort"]
     token = open(os.path.join(h.work, "alice", "web-token")).read().strip()
-    status, _ = owner_status(port, token, 5)
+    status, _ = wire.web_owner_status(port, token, 5)
     h.check(status == 200, "the owner's request is answered before the attack (%s)" % status)
 
     holder = subprocess.Popen([SYSTEM_PYTHON, "-c", HOLDER, str(port), str(HOLDERS), str(SECONDS)],
@@ -82,7 +71,7 @@ def run(h):
     try:
         # Let the holder take what it can and settle into its keep-alive rounds, then ask as the owner, twice.
         time.sleep(10)
-        answers = [owner_status(port, token, 10) for _ in range(2)]
+        answers = [wire.web_owner_status(port, token, 10) for _ in range(2)]
         out, _ = holder.communicate(timeout=SECONDS + 30)
     finally:
         if holder.poll() is None:

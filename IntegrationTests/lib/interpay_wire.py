@@ -13,6 +13,7 @@ import struct
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -258,6 +259,21 @@ class PeerConnection:
             self.sock.close()
         except OSError:
             pass
+
+
+# ------------------------------------------------------------------ the web app
+
+def web_owner_status(port, token, timeout):
+    """The owner's GET /api/status on the web app at 127.0.0.1:`port` with the token; (status, seconds taken),
+    status None when unanswered (a timeout or a refused connection)."""
+    request = urllib.request.Request("http://127.0.0.1:%d/api/status" % port,
+                                     headers={"Authorization": "Bearer " + token})
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            return answer.status, time.monotonic() - started
+    except Exception:  # noqa: BLE001 (unanswered is what is measured)
+        return None, time.monotonic() - started
 
 
 # ------------------------------------------------------------------ the daemon under test

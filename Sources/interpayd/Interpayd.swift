@@ -81,7 +81,7 @@ struct Interpayd: AsyncParsableCommand {
             let services = try Daemon.services(configuration: configuration, environment: environment, logger: logger)
             let group = ServiceGroup(
                 configuration: .init(
-                    services: services.map { .init(service: $0) },
+                    services: services,
                     gracefulShutdownSignals: [.sigterm, .sigint],
                     logger: logger))
             try await group.run()

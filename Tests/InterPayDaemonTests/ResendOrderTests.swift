@@ -15,7 +15,7 @@ import Testing
 /// events late; the session manager already routes frames to the new session).
 @Suite("Resending on a new session", .serialized)
 struct ResendOrderTests {
-    /// A payee's engine wired as `PeerService` wires it, except that session-up events wait while held.
+    /// A payee's engine wired as `Node` wires it, except that session-up events wait while held.
     final class HeldUpEngine: Sendable {
         let sessions: SessionManager
         let engine: PaymentEngine

@@ -33,6 +33,15 @@ struct WebServiceTests {
         return await run.value
     }
 
+    /// The port a service reports in `bound` once it listens; 0 when it does not within 20 s.
+    static func port(_ bound: borrowing Mutex<Int>) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while bound.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return bound.withLock { $0 }
+    }
+
     /// Whether the peer closes `channel` within `limit`; closes it here when not.
     static func closes(_ channel: any Channel, within limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
@@ -78,11 +87,7 @@ struct WebServiceTests {
             access: WebAccess(token: "t"), logger: Self.logger, onListening: { port in bound.withLock { $0 = port } },
             maxConnections: 8, idleTimeout: .milliseconds(300))
         let error = try await Self.running(service) {
-            let deadline = ContinuousClock.now + .seconds(20)
-            while bound.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let port = bound.withLock { $0 }
+            let port = try await Self.port(bound)
             try #require(port != 0)
             // Idle clients, as a local user holding the listener's connections would open them; before, they stayed
             // open for good, each a descriptor of the daemon.
@@ -109,11 +114,7 @@ struct WebServiceTests {
             access: WebAccess(token: "t"), logger: Self.logger, onListening: { port in bound.withLock { $0 = port } },
             maxConnections: 8, maxConnectionsPerClient: 2, idleTimeout: .seconds(30))
         let error = try await Self.running(service) {
-            let deadline = ContinuousClock.now + .seconds(20)
-            while bound.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let port = bound.withLock { $0 }
+            let port = try await Self.port(bound)
             try #require(port != 0)
             // Three connections of one local user. Before the bound, the third was served like the others: one
             // user held every connection the app serves with keep-alive requests. Which of the three is the one too

@@ -1,6 +1,7 @@
 import Foundation
 import InterPayControl
 import InterPayCore
+import InterPayDiscovery
 import InterPayEngine
 import InterPayRates
 import InterPayStore
@@ -15,12 +16,14 @@ import Synchronization
 /// Opening the identity and the ledger happens here, before anything runs, so that a broken state directory is
 /// reported at once; nothing starts until the `ServiceGroup` runs the services.
 public enum Daemon {
-    /// The services of `interpayd`: the state directory's lock first (`StateDirectoryLock`), peers (transport,
-    /// discovery, payments), the control socket, and systemd notification last. Shutdown runs in reverse: systemd hears `STOPPING=1` first, the socket goes away, then
-    /// peers are told goodbye.
+    /// The services of `interpayd`, in the order they start, each with how its end is taken: the state
+    /// directory's lock first (`StateDirectoryLock`), then the peers (sessions, the once-a-second work, the event
+    /// feed, discovery), ledger retention, the web app, the control socket, and systemd notification last.
+    /// Shutdown runs in reverse: systemd hears `STOPPING=1` first, the socket goes away, discovery withdraws the
+    /// advertisement, and the peers are told goodbye last.
     public static func services(
         configuration: DaemonConfiguration, environment: [String: String], logger: Logger
-    ) throws(DaemonError) -> [any Service] {
+    ) throws(DaemonError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         // Before anything reads the directory: one daemon per state directory, and only this user's.
         let lock = try StateDirectoryLock.claim(configuration.stateDirectory, socketPath: configuration.socketPath)
         let identity: Identity
@@ -88,7 +91,7 @@ public enum Daemon {
         let services = DaemonServices(
             configuration: configuration, node: node, shared: shared, broadcaster: broadcaster, conversions: conversions
         )
-        let peers = PeerService(services: services, readiness: readiness, logger: logger)
+        let resolutionPriority = ResolutionPriority()
         var webAccess: WebAccess?
         if let address = configuration.webListen {
             do {
@@ -120,9 +123,34 @@ public enum Daemon {
                     onFailure: { failure in shared.webFailure = failure.description }))
         }
         let retention = RetentionService(database: database, retention: configuration.ledgerRetention, logger: logger)
-        return [StateDirectoryService(lock: lock), HangupService(logger: logger), peers, retention] + web + [
-            control, notify,
+        // How each service's end is taken. The peer sessions ending or failing ends the daemon (a failed listener
+        // with an error, for the supervisor to restart it); the others only end by graceful shutdown, and should
+        // one end before it, the daemon shuts down gracefully rather than run on without it.
+        func ending(
+            _ service: any Service, failing: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior
+        )
+            -> ServiceGroupConfiguration.ServiceConfiguration
+        {
+            .init(
+                service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: failing)
+        }
+        var peers: [any Service] = [
+            PeerSessionsService(
+                services: services, readiness: readiness, resolutionPriority: resolutionPriority, logger: logger),
+            PeerTickService(services: services, logger: logger),
+            PeerEventFeedService(services: services, logger: logger),
         ]
+        if configuration.discoveryEnabled {
+            peers.append(
+                PeerDiscoveryService(
+                    services: services, readiness: readiness, resolutionPriority: resolutionPriority, logger: logger))
+        }
+        let all: [any Service] =
+            [StateDirectoryService(lock: lock), HangupService(logger: logger)] + peers + [retention] + web + [
+                control, notify,
+            ]
+        return all.map { ending($0, failing: .cancelGroup) }
     }
 }
 
@@ -143,9 +171,41 @@ final class SharedState: Sendable {
         set { state.withLock { $0.webPort = newValue } }
     }
 
+    /// The peer listener's bound port, 0 until it listens. Setting it wakes `listenerPort()`'s waiters.
     var port: Int {
         get { state.withLock { $0.port } }
-        set { state.withLock { $0.port = newValue } }
+        set {
+            state.withLock { $0.port = newValue }
+            guard newValue != 0 else { return }
+            let waiting = portWaiters.withLock { waiters in
+                defer { waiters = [:] }
+                return waiters
+            }
+            for waiter in waiting.values { waiter.resume(returning: newValue) }
+        }
+    }
+
+    private let portWaiters = Mutex<[Int: CheckedContinuation<Int?, Never>]>([:])
+    private let nextWaiter = Atomic<Int>(0)
+
+    /// The peer listener's port once it listens (`PeerSessionsService` binds it); nil when the task is cancelled
+    /// first. Discovery advertises it: binding a second time from there gave a second listener nobody served.
+    func listenerPort() async -> Int? {
+        let key = nextWaiter.wrappingAdd(1, ordering: .relaxed).oldValue
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+                let bound = portWaiters.withLock { waiters -> Int? in
+                    let port = self.port
+                    if port != 0 { return port }
+                    if Task.isCancelled { return -1 }
+                    waiters[key] = continuation
+                    return nil
+                }
+                if let bound { continuation.resume(returning: bound < 0 ? nil : bound) }
+            }
+        } onCancel: {
+            portWaiters.withLock { $0.removeValue(forKey: key) }?.resume(returning: nil)
+        }
     }
 
     var discovery: String {

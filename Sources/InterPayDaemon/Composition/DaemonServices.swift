@@ -2,7 +2,7 @@ import InterPayEngine
 import InterPayStore
 import InterPayTransport
 
-/// What the daemon's peer side (`PeerService`) and its control methods (`ControlMethods`) both work with: made once
+/// What the daemon's peer side (the `Peer…Service`s) and its control methods (`ControlMethods`) both work with: made once
 /// by `Daemon` and handed to each.
 struct DaemonServices: Sendable {
     let configuration: DaemonConfiguration

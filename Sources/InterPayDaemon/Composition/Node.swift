@@ -11,7 +11,7 @@ import Synchronization
 /// dialer) under an identity, the ledger, the payment engine, pairing, and the router that hands the sessions' frames
 /// and events to them, payment frames going from each session's reader straight to the engine.
 ///
-/// The daemon runs it inside `PeerService`, beside discovery and the timers; the benchmarks and the tests run it on
+/// The daemon runs it in `PeerSessionsService`, beside discovery and the timers; the benchmarks and the tests run it on
 /// its own with `runInBackground()`.
 package final class Node: Sendable {
     /// What a node is made of, beside its identity.
@@ -123,7 +123,7 @@ package final class Node: Sendable {
     }
 
     /// Starts listening and runs the sessions and the router in tasks of their own until `stop()`; returns the port
-    /// the listener got. For the benchmarks and the tests: the daemon runs the node in `PeerService`.
+    /// the listener got. For the benchmarks and the tests: the daemon runs the node in `PeerSessionsService`.
     package func runInBackground() async throws(DaemonError) -> Int {
         let router = router()
         let port: Int
