@@ -81,6 +81,8 @@ public actor SessionManager {
     /// Dials in their connect, TLS and `hello` now (at most `maxConcurrentDials`), and the dial loops waiting for a
     /// place, in order, by waiter number.
     private var dialsInFlight = 0
+    /// The most dials that were in their handshake at once since the start (never above `maxConcurrentDials`).
+    private(set) var peakDialsInFlight = 0
     private var dialSlotWaiters: [(number: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     /// Discovered targets given up on (`maintainConnection(giveUpAfter:)`), since the start.
     private nonisolated let gaveUp = Atomic<Int>(0)
@@ -406,6 +408,7 @@ public actor SessionManager {
         guard !isStopping, !Task.isCancelled else { return false }
         if dialsInFlight < configuration.maxConcurrentDials, dialSlotWaiters.isEmpty {
             dialsInFlight += 1
+            peakDialsInFlight = max(peakDialsInFlight, dialsInFlight)
             return true
         }
         nextWaiter += 1

@@ -279,13 +279,10 @@ struct SessionManagerTests {
     @Test("at most maxConcurrentDials dials are in their handshake at once")
     func concurrentDials() async throws {
         // A listener that accepts and never answers: each dial holds its place until the handshake deadline.
-        final class Accepts: Sendable {
-            let instants = Mutex<[ContinuousClock.Instant]>([])
-        }
-        let accepts = Accepts()
+        let accepted = Atomic<Int>(0)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
-                accepts.instants.withLock { $0.append(.now) }
+                accepted.add(1, ordering: .relaxed)
                 return channel.eventLoop.makeSucceededVoidFuture()
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -300,10 +297,11 @@ struct SessionManagerTests {
                 key: "silent \(index)", host: "127.0.0.1", port: port, expectedPeerID: nil)
         }
         await eventually("every target dialed") { alice.refusals().count >= 6 }
-        // Before the first deadline (400 ms) only the first two dials can have connected; unbounded, all six did.
-        let instants = accepts.instants.withLock { $0 }
-        let first = try #require(instants.min())
-        #expect(instants.filter { $0 < first + .milliseconds(300) }.count == 2)
+        #expect(accepted.load(ordering: .relaxed) >= 6, "each of the six dials reached the listener")
+        // Counted where the places are taken, so that a loaded machine's timing cannot change it (a check of the
+        // accepts' instants did); unbounded, all six dials were in their handshake at once.
+        let peak = await alice.manager.peakDialsInFlight
+        #expect(peak >= 1 && peak <= 2, "at most two dials at once, seen \(peak)")
         await alice.stop()
         try await listener.close()
     }
