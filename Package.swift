@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "InterPayCore", targets: ["InterPayCore"]),
         // The fuzz targets in Fuzz/ build against these two.
+        .library(name: "InterPayContract", targets: ["InterPayContract"]),
         .library(name: "InterPayControl", targets: ["InterPayControl"]),
         .executable(name: "interpayd", targets: ["interpayd"]),
         .executable(name: "interpay", targets: ["interpay"]),
@@ -99,10 +100,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The control contract: the methods, their params and results, the events, JSON-RPC's values and the one
+        // presenter of peers, IDs, amounts and states. No NIO: the daemon, the CLI and the web app share it.
+        .target(
+            name: "InterPayContract",
+            dependencies: ["InterPayCore", "InterPayJSON"],
+            swiftSettings: swiftSettings
+        ),
+        // The control socket's NIO server and its blocking client, over the contract.
         .target(
             name: "InterPayControl",
             dependencies: [
-                "InterPayChannels", "InterPayCore",
+                "InterPayChannels", "InterPayCore", "InterPayContract",
                 "InterPayJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -123,7 +132,7 @@ let package = Package(
         .target(
             name: "InterPayWeb",
             dependencies: [
-                "InterPayCore", "InterPayControl",
+                "InterPayCore", "InterPayContract",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -142,8 +151,8 @@ let package = Package(
         .target(
             name: "InterPayDaemon",
             dependencies: [
-                "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayControl",
-                "InterPayRates", "InterPayEngine", "InterPayWeb",
+                "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayContract",
+                "InterPayControl", "InterPayRates", "InterPayEngine", "InterPayWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -167,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "interpay",
             dependencies: [
-                "InterPayControl", "InterPayCore",
+                "InterPayControl", "InterPayContract", "InterPayCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -229,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InterPayControlTests",
-            dependencies: ["InterPayControl", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["InterPayControl", "InterPayContract", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -246,7 +255,8 @@ let package = Package(
         .testTarget(
             name: "InterPayDaemonTests",
             dependencies: [
-                "InterPayTestSupport", "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayStore",
+                "InterPayTestSupport", "InterPayDaemon", "InterPayControl", "InterPayContract", "InterPayCore",
+                "InterPayStore",
                 "InterPayTransport", "InterPayEngine",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -265,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "InterPayWebTests",
             dependencies: [
-                "InterPayWeb", "InterPayControl",
+                "InterPayWeb", "InterPayControl", "InterPayContract",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

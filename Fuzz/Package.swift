@@ -24,6 +24,7 @@ let package = Package(
             name: "FuzzControl",
             dependencies: [
                 .product(name: "InterPayControl", package: "InterPay"),
+                .product(name: "InterPayContract", package: "InterPay"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

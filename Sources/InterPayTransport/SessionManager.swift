@@ -62,11 +62,13 @@ public actor SessionManager {
     private let group: MultiThreadedEventLoopGroup
 
     private var server: NIOAsyncChannel<PendingConnection, Never>?
-    private var sessions: [PeerID: SessionHandle] = [:] {
+    /// The sessions that are up and the rules of who stays (the pure decider this actor drives).
+    private var registry: SessionRegistry<SessionHandle> {
         // Mirrored for `session(with:)` and `send(_:on:)`, which the payment engine calls without awaiting the
         // actor, between a commit and the next.
-        didSet { liveSessions.withLock { $0 = sessions } }
+        didSet { liveSessions.withLock { $0 = registry.sessions } }
     }
+    private var sessions: [PeerID: SessionHandle] { registry.sessions }
     private nonisolated let liveSessions = Mutex<[PeerID: SessionHandle]>([:])
     /// Numbers each session (`SessionInfo.serial`).
     private nonisolated let serials = Atomic<UInt64>(0)
@@ -76,8 +78,6 @@ public actor SessionManager {
     /// The dial loops waiting for a peer's session to end (`waitForSessionEnd(of:)`), by peer and waiter number.
     private var sessionEndWaiters: [PeerID: [Int: CheckedContinuation<Void, Never>]] = [:]
     private var nextWaiter = 0
-    /// The peers with a pairing attempt in progress: their sessions are never evicted.
-    private var pairing: Set<PeerID> = []
     /// Dials in their connect, TLS and `hello` now (at most `maxConcurrentDials`), and the dial loops waiting for a
     /// place, in order, by waiter number.
     private var dialsInFlight = 0
@@ -92,6 +92,9 @@ public actor SessionManager {
         self.identity = identity
         self.configuration = configuration
         self.logger = logger
+        self.registry = SessionRegistry(
+            localPeer: identity.peerID, maxSessions: configuration.maxSessions,
+            sessionsPerAddress: configuration.sessionsPerAddress)
         self.codec = FrameCodec(maxFrameSize: configuration.maxFrameSize)
         self.unauthenticated = UnauthenticatedConnections(
             limit: configuration.maxUnauthenticated,
@@ -139,7 +142,7 @@ public actor SessionManager {
     /// Says whether a pairing attempt with `peer` is in progress (the daemon: from the local user's start until the
     /// attempt ends): while it is, the peer's session is never evicted, however many fresh keys arrive.
     public func setPairingInProgress(_ inProgress: Bool, for peer: PeerID) {
-        if inProgress { pairing.insert(peer) } else { pairing.remove(peer) }
+        registry.setPairing(inProgress, for: peer)
     }
 
     private nonisolated func isPreferred(_ peer: PeerID) async -> Bool {
@@ -849,39 +852,36 @@ public actor SessionManager {
         let peer = session.info.peerID
         // Stopping: a handshake that ends now brings no session up (the caller closes it, as for a full table).
         if isStopping { return .stopping }
-        if let existing = sessions[peer] {
-            let keepNew =
-                existing.dialer == session.dialer || session.dialer == min(identity.peerID, peer)
-            guard keepNew else { return .duplicate }
+        switch registry.register(session) {
+        case .duplicate:
+            return .duplicate
+        case .replaced(let existing):
             existing.endReason = "replaced by a newer connection"
             existing.channel.close(promise: nil)
-            sessions[peer] = session
             logger.debug("session replaced", metadata: ["peer": "\(peer.shortDescription)"])
             // Frames queued on the old session are gone with it: `up` again makes the daemon resend what the peer
             // has not acknowledged.
             events.yield(.up(session.info))
             return .registered
-        }
-        if let bound = evictionBound(for: session.info) {
-            guard evictOne(for: session, bound: bound) else {
-                let (event, what) =
-                    bound == .address
-                    ? (UnauthenticatedConnections.Event.addressSessionLimit, "session limit of one address")
-                    : (.sessionLimit, "session limit")
-                if let suppressed = unauthenticated.shouldLog(event) {
-                    logger.notice(
-                        "\(what) reached and no session to evict; connection closed",
-                        metadata: [
-                            "peer": "\(peer.shortDescription)", "address": "\(session.info.remoteAddress)",
-                            "limit":
-                                "\(bound == .address ? configuration.sessionsPerAddress : configuration.maxSessions)",
-                            "suppressed": "\(suppressed)",
-                        ])
-                }
-                return bound == .address ? .addressFull : .full
+        case .full(let bound):
+            let (event, what) =
+                bound == .address
+                ? (UnauthenticatedConnections.Event.addressSessionLimit, "session limit of one address")
+                : (.sessionLimit, "session limit")
+            if let suppressed = unauthenticated.shouldLog(event) {
+                logger.notice(
+                    "\(what) reached and no session to evict; connection closed",
+                    metadata: [
+                        "peer": "\(peer.shortDescription)", "address": "\(session.info.remoteAddress)",
+                        "limit": "\(limit(of: bound))", "suppressed": "\(suppressed)",
+                    ])
             }
+            return bound == .address ? .addressFull : .full
+        case .evicted(let victim, let bound):
+            evicted(victim, at: bound, for: session)
+        case .registered:
+            break
         }
-        sessions[peer] = session
         logger.info(
             "session up",
             metadata: [
@@ -892,31 +892,17 @@ public actor SessionManager {
         return .registered
     }
 
-    /// Which bound a new session meets.
-    private enum Bound {
-        /// Its source address holds `sessionsPerAddress` sessions: one of that address's must make room.
-        case address
-        /// `maxSessions` are up: one of all must make room.
-        case total
+    /// The number of sessions `bound` allows.
+    private func limit(of bound: SessionRegistry<SessionHandle>.Bound) -> Int {
+        bound == .address ? configuration.sessionsPerAddress : configuration.maxSessions
     }
 
-    /// The bound a new session `info` meets, if any: an inbound one from an address holding its share first.
-    private func evictionBound(for info: SessionInfo) -> Bound? {
-        guard sessions[info.peerID] == nil else { return nil }
-        if info.direction == .inbound,
-            sessions.values.count(where: { $0.info.host == info.host }) >= configuration.sessionsPerAddress
-        {
-            return .address
-        }
-        return sessions.count >= configuration.maxSessions ? .total : nil
-    }
-
-    /// Makes room for `newcomer` at `bound`: closes the session `EvictionPolicy` picks. False when there is none.
-    private func evictOne(for newcomer: SessionHandle, bound: Bound) -> Bool {
-        guard let victim = evictionCandidate(for: newcomer.info) else { return false }
-        sessions.removeValue(forKey: victim.info.peerID)
+    /// Closes a session the registry evicted at `bound` to make room for `newcomer`, and reports it.
+    private func evicted(
+        _ victim: SessionHandle, at bound: SessionRegistry<SessionHandle>.Bound, for newcomer: SessionHandle
+    ) {
         wakeWaiters(of: victim.info.peerID)
-        let limit = bound == .address ? configuration.sessionsPerAddress : configuration.maxSessions
+        let limit = limit(of: bound)
         victim.endReason =
             bound == .address
             ? "evicted: \(limit) sessions up from \(victim.info.host)" : "evicted: \(limit) sessions up"
@@ -935,23 +921,13 @@ public actor SessionManager {
                     "limit": "\(limit)", "suppressed": "\(suppressed)",
                 ])
         }
-        // Removed from `sessions` here, so its read loop's end does not report it: report it now.
+        // Removed from the registry here, so its read loop's end does not report it: report it now.
         events.yield(.down(victim.info, reason: "evicted"))
-        return true
     }
 
-    /// The session a new one `info` would evict, if it meets a bound: among its address's sessions when that
-    /// address holds its share, else among all, as `EvictionPolicy` picks (never a preferred peer's, nor one being
-    /// paired over).
+    /// The session a new one `info` would evict, if it meets a bound (`SessionRegistry.evictionCandidate`).
     private func evictionCandidate(for info: SessionInfo) -> SessionHandle? {
-        guard let bound = evictionBound(for: info) else { return nil }
-        let pool = bound == .address ? sessions.values.filter { $0.info.host == info.host } : Array(sessions.values)
-        let candidates = pool.map { session in
-            EvictionPolicy.Candidate(
-                peerID: session.info.peerID, host: session.info.host, lastUsed: session.lastUsed,
-                isProtected: session.preferred || pairing.contains(session.info.peerID))
-        }
-        return EvictionPolicy.victim(among: candidates).flatMap { sessions[$0] }
+        registry.evictionCandidate(peer: info.peerID, host: info.host, isInbound: info.direction == .inbound)
     }
 
     /// Asks the predicate again about the session a new one `info` would evict, since its cached answer may
@@ -968,8 +944,7 @@ public actor SessionManager {
 
     /// Removes a session; true if it was the current one for its peer.
     private func unregister(_ session: SessionHandle) -> Bool {
-        guard sessions[session.info.peerID] === session else { return false }
-        sessions.removeValue(forKey: session.info.peerID)
+        guard registry.unregister(session) else { return false }
         wakeWaiters(of: session.info.peerID)
         return true
     }

@@ -1,6 +1,6 @@
 import FoundationEssentials
 public import Hummingbird
-public import InterPayControl
+public import InterPayContract
 import NIOCore
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Hummingbird
 import HummingbirdCore
-public import InterPayControl
+public import InterPayContract
 public import Logging
 public import NIOCore
 public import ServiceLifecycle

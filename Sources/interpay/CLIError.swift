@@ -1,4 +1,5 @@
 import FoundationEssentials
+import InterPayContract
 import InterPayControl
 import InterPayCore
 

@@ -1,5 +1,5 @@
 public import ArgumentParser
-import InterPayControl
+import InterPayContract
 import InterPayCore
 
 // The contract's choices are options' values as they are: `--help` lists their words and a wrong one is refused

@@ -1,4 +1,5 @@
 import ArgumentParser
+import InterPayContract
 import InterPayControl
 
 /// `interpay currency`

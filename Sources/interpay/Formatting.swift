@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import InterPayControl
+import InterPayContract
 import InterPayCore
 
 /// Human formats shared by the subcommands.

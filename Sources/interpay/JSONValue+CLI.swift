@@ -1,5 +1,5 @@
 import FoundationEssentials
-import InterPayControl
+import InterPayContract
 import InterPayCore
 
 /// Reading the events `interpay watch` prints, whose envelope is not one of the control methods' typed answers.

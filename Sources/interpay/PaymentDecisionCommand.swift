@@ -1,4 +1,5 @@
 import ArgumentParser
+import InterPayContract
 import InterPayControl
 
 /// What `accept`, `reject` and `cancel` share: call the daemon, which waits (bounded) for the authoritative

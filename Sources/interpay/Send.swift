@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import InterPayContract
 import InterPayControl
 import InterPayCore
 

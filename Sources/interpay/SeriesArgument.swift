@@ -1,4 +1,5 @@
 import ArgumentParser
+import InterPayContract
 import InterPayControl
 
 /// The `<series>` argument of `approve`, `decline` and `unsubscribe`: an ID or a unique prefix.

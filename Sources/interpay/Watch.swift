@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import InterPayContract
 import InterPayControl
 import InterPayCore
 

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import InterPayContract
 @testable import InterPayControl
 
 @Suite("Control request lines")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import InterPayContract
 @testable import InterPayControl
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import InterPayContract
 @testable import InterPayControl
 
 #if canImport(Glibc)

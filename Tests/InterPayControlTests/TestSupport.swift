@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import InterPayContract
 @testable import InterPayControl
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InterPayContract
 import InterPayControl
 import Testing
 

@@ -10,6 +10,7 @@ import NIOCore
 import NIOEmbedded
 
 @testable import InterPayControl
+@testable import InterPayContract
 
 /// libFuzzer's entry point: one input per call.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+public import InterPayContract
 import NIOPosix
 import Synchronization
 

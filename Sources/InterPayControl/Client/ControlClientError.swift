@@ -1,3 +1,5 @@
+public import InterPayContract
+
 /// Why a control-socket call failed.
 public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No daemon answered at `path`: no socket file, connection refused, permission denied on the socket, no answer

@@ -1,3 +1,5 @@
+import InterPayContract
+
 /// What one control request line asks for, read without the daemon: nothing (a blank line), a request to serve, or
 /// an error response to send at once because the line is not JSON or not a JSON-RPC 2.0 request.
 enum ControlRequestLine: Sendable, Hashable {

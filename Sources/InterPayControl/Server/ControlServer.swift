@@ -1,5 +1,6 @@
 import Glibc
 import InterPayChannels
+public import InterPayContract
 public import Logging
 import NIOCore
 import NIOPosix

@@ -1,4 +1,5 @@
 import Foundation
+import InterPayContract
 import InterPayControl
 import InterPayCore
 import InterPayEngine

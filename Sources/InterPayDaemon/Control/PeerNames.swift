@@ -1,4 +1,4 @@
-import InterPayControl
+import InterPayContract
 import InterPayCore
 import InterPayStore
 import InterPayTransport

@@ -1,3 +1,4 @@
+import InterPayContract
 import InterPayControl
 import InterPayCore
 import InterPayEngine
