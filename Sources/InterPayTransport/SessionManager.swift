@@ -72,9 +72,9 @@ public actor SessionManager {
     private nonisolated let liveSessions = Mutex<[PeerID: SessionHandle]>([:])
     /// Numbers each session (`SessionInfo.serial`).
     private nonisolated let serials = Atomic<UInt64>(0)
-    private var targets: [String: DialTarget] = [:]
+    /// The addresses to keep sessions with, and what each dial loop does next (the pure decider of the loops).
+    private var targets = DialTargets()
     private var dialCommands: AsyncStream<String>.Continuation?
-    private var nextGeneration = 0
     /// The dial loops waiting for a peer's session to end (`waitForSessionEnd(of:)`), by peer and waiter number.
     private var sessionEndWaiters: [PeerID: [Int: CheckedContinuation<Void, Never>]] = [:]
     private var nextWaiter = 0
@@ -175,7 +175,7 @@ public actor SessionManager {
         guard let server else { return }
         let (commands, commandContinuation) = AsyncStream.makeStream(of: String.self)
         dialCommands = commandContinuation
-        for key in targets.keys { commandContinuation.yield(key) }
+        for key in targets.targets.keys { commandContinuation.yield(key) }
         defer { events.finish() }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
@@ -216,25 +216,20 @@ public actor SessionManager {
         key: String, host: String, port: Int, expectedPeerID: PeerID?, giveUpAfter: Int? = nil
     ) {
         guard !isStopping else { return }
-        nextGeneration += 1
-        let existing = targets[key]
-        targets[key] = DialTarget(
-            host: host, port: port, expectedPeerID: expectedPeerID ?? existing?.pinnedPeerID,
-            pinnedPeerID: existing?.pinnedPeerID, generation: nextGeneration, giveUpAfter: giveUpAfter)
-        wakeWaiters(of: existing?.expectedPeerID)
+        let wake = targets.maintain(
+            key: key, host: host, port: port, expectedPeerID: expectedPeerID, giveUpAfter: giveUpAfter)
+        wakeWaiters(of: wake)
         dialCommands?.yield(key)
     }
 
     /// Stops reconnecting to a target (an existing session stays until it ends).
     public func stopMaintaining(key: String) {
-        wakeWaiters(of: targets.removeValue(forKey: key)?.expectedPeerID)
+        wakeWaiters(of: targets.stop(key: key))
     }
 
     /// Pins the key of a target that expected none, as soon as its first session is up (not when it ends).
     private func pin(_ peerID: PeerID, forKey key: String) {
-        guard targets[key]?.expectedPeerID == nil else { return }
-        targets[key]?.expectedPeerID = peerID
-        targets[key]?.pinnedPeerID = peerID
+        targets.pin(peerID, forKey: key)
     }
 
     /// The peer ID a target without an expected ID pinned on first contact, if any.
@@ -245,13 +240,8 @@ public actor SessionManager {
     /// Forgets a target's pinned ID and expects `expectedPeerID` (nil: pin the next key seen), e.g. after
     /// `interpay untrust` of a static peer whose key changed.
     public func resetPin(forKey key: String, expectedPeerID: PeerID?) {
-        guard var target = targets[key] else { return }
-        wakeWaiters(of: target.expectedPeerID)
-        target.pinnedPeerID = nil
-        target.expectedPeerID = expectedPeerID
-        nextGeneration += 1
-        target.generation = nextGeneration
-        targets[key] = target
+        guard let wake = targets.resetPin(forKey: key, expectedPeerID: expectedPeerID) else { return }
+        wakeWaiters(of: wake)
         refusedKeys.state.withLock { $0[key] = nil }
         dialCommands?.yield(key)
     }
@@ -305,7 +295,7 @@ public actor SessionManager {
     public nonisolated var targetsGivenUp: Int { gaveUp.load(ordering: .relaxed) }
 
     /// Dial targets kept now (static peers and discovered addresses).
-    public var targetCount: Int { targets.count }
+    public var targetCount: Int { targets.targets.count }
 
     /// Whether `beginShutdown()` was called.
     public nonisolated var isStopping: Bool { stopping.load(ordering: .acquiring) }
@@ -329,51 +319,42 @@ public actor SessionManager {
     }
 
     private func maintain(key: String) async {
-        guard let generation = targets[key]?.generation else { return }
-        var attempt = 0
-        var everUp = false
-        while !Task.isCancelled, !isStopping, let target = targets[key], target.generation == generation {
-            if let id = target.expectedPeerID, sessions[id] != nil {
+        guard var loop = targets.loop(for: key) else { return }
+        while !Task.isCancelled, !isStopping {
+            switch targets.next(&loop, localPeer: identity.peerID, hasSession: { sessions[$0] != nil }) {
+            case .stop:
+                return
+            case .waitForSessionEnd(let id):
                 // Up through the peer's dial (ours would be running it): nothing to do until it ends.
-                attempt = 0
-                everUp = true
                 await waitForSessionEnd(of: id)
-                continue
-            }
-            if let id = target.expectedPeerID, attempt == 0, identity.peerID > id {
+            case .holdBack(let id, let host):
                 // The lower ID dials first; give its connection a moment to arrive before dialing too.
                 try? await Task.sleep(for: .milliseconds(500))
                 // A connection from the peer's address still in its handshake is most likely that dial: let it finish
                 // (within the handshake deadline) rather than add a second handshake that the tie-break would throw
                 // away. On a busy LAN of many peers each duplicate costs both sides a TLS handshake.
                 let waitUntil = ContinuousClock.now + configuration.handshakeTimeout
-                while sessions[id] == nil, unauthenticated.count(from: target.host) > 0,
-                    ContinuousClock.now < waitUntil,
+                while sessions[id] == nil, unauthenticated.count(from: host) > 0, ContinuousClock.now < waitUntil,
                     !Task.isCancelled
                 {
                     // Only cancellation ends the sleep early, and the loop's condition checks it.
                     try? await Task.sleep(for: .milliseconds(100))
                 }
-                if sessions[id] != nil { continue }
+            case .dial(let target):
+                guard await acquireDialSlot() else { return }
+                let outcome = await dial(target, key: key)
+                switch targets.dialed(&loop, target: target, outcome: outcome) {
+                case .gaveUp(let attempts):
+                    gaveUp.add(1, ordering: .relaxed)
+                    logger.debug(
+                        "no handshake with an announced address after \(attempts) dials; not dialing it again until it is announced again",
+                        metadata: ["address": "\(target.host):\(target.port)"])
+                    return
+                case .backOff(let step):
+                    // Only cancellation ends the back-off early, and the loop's condition checks it.
+                    try? await Task.sleep(for: configuration.reconnectBackoff.delay(attempt: step))
+                }
             }
-            guard await acquireDialSlot() else { return }
-            let outcome = await dial(target, key: key)
-            if case .session(let peerID) = outcome, target.expectedPeerID == nil {
-                targets[key]?.expectedPeerID = peerID
-                targets[key]?.pinnedPeerID = peerID
-            }
-            everUp = everUp || outcome.wasSession
-            attempt = outcome.wasSession ? 0 : attempt + 1
-            if !everUp, let limit = target.giveUpAfter, attempt >= limit, targets[key]?.generation == generation {
-                targets.removeValue(forKey: key)
-                gaveUp.add(1, ordering: .relaxed)
-                logger.debug(
-                    "no handshake with an announced address after \(attempt) dials; not dialing it again until it is announced again",
-                    metadata: ["address": "\(target.host):\(target.port)"])
-                return
-            }
-            // Only cancellation ends the back-off early, and the loop's condition checks it.
-            try? await Task.sleep(for: configuration.reconnectBackoff.delay(attempt: max(attempt - 1, 0)))
         }
     }
 
@@ -440,14 +421,8 @@ public actor SessionManager {
         dialSlotWaiters.remove(at: index).continuation.resume(returning: false)
     }
 
-    private enum DialOutcome {
-        case session(PeerID)
-        case failed
-        var wasSession: Bool { if case .session = self { true } else { false } }
-    }
-
     /// Dials once and runs the session until it ends.
-    private func dial(_ target: DialTarget, key: String) async -> DialOutcome {
+    private func dial(_ target: DialTarget, key: String) async -> DialTargets.Outcome {
         let address = "\(target.host):\(target.port)"
         do {
             let connection = try await ClientBootstrap(group: group)
@@ -966,17 +941,6 @@ public actor SessionManager {
 /// Per dial target, the last key refused for not being the expected one; shared with the connections' verifiers.
 final class RefusedKeys: Sendable {
     let state = Mutex<[String: PeerID]>([:])
-}
-
-/// A peer address the manager keeps a session with.
-struct DialTarget: Sendable {
-    var host: String
-    var port: Int
-    var expectedPeerID: PeerID?
-    var pinnedPeerID: PeerID?
-    var generation: Int
-    /// Dials in a row without a session after which a target that never had one is dropped; nil: never.
-    var giveUpAfter: Int? = nil
 }
 
 /// The predicate of `SessionManager.preferPeers(_:)`, held as one object: read under the lock, it is a reference
