@@ -43,7 +43,7 @@ final class DiscoverySession: @unchecked Sendable {
     /// once is not faster either: each resolution makes Avahi ask the network, every avahi-daemon on the segment
     /// answers or reads the question, and with 16 at once 50 sandbox hosts on 2 cores resolved fewer peers in a
     /// minute (1–13 each) than with 2 (13–49); when the bus refuses a connection all the same, fewer run at once
-    /// (`resolutionCap`).
+    /// (`ResolutionSlots`).
     static let maximumConcurrentResolutions = 2
 
     /// The number of sessions not yet deinitialized, in this process (for tests).
@@ -87,12 +87,9 @@ final class DiscoverySession: @unchecked Sendable {
     private var registeredName: String?
     /// Every instance seen since the last reconnect, plus the reported ones kept across an outage.
     private var services: [String: DiscoveredService] = [:]
-    /// Instances waiting for a resolution slot, in the order they asked (see `maximumConcurrentResolutions`).
-    private var resolutionQueue: [String] = []
-    /// Resolutions allowed at once now: `maximumConcurrentResolutions`, lowered to the number running when a
-    /// resolve cannot even start (the bus refuses one more connection), raised again by one with each resolution
-    /// that completes.
-    private var resolutionCap = DiscoverySession.maximumConcurrentResolutions
+    /// Which instances are resolved now and which wait their turn (`maximumConcurrentResolutions` at most, fewer
+    /// while the bus refuses connections): the pure decider this session drives.
+    private var slots = ResolutionSlots(maximum: DiscoverySession.maximumConcurrentResolutions)
     /// Connection attempts that failed in a row (for the backoff).
     private var failedAttempts = 0
     /// Whether `unavailable` was reported and `available` not yet again.
@@ -227,7 +224,7 @@ final class DiscoverySession: @unchecked Sendable {
         sweepItem = nil
         stableItem?.cancel()
         stableItem = nil
-        resolutionQueue.removeAll()
+        slots.removeAll()
         for (name, service) in services {
             service.cancelWork()
             service.interfaces = [:]
@@ -386,7 +383,7 @@ final class DiscoverySession: @unchecked Sendable {
         }
         services[name] = nil
         service.cancelWork()
-        resolutionQueue.removeAll { $0 == name }
+        slots.remove(name)
         startQueuedResolutions()
         if let peer = service.reported {
             logger.debug("DNS-SD instance gone", metadata: ["service": "\(name)"])
@@ -399,22 +396,20 @@ final class DiscoverySession: @unchecked Sendable {
     /// Resolves the instance now, or queues it when no slot is free. One that can wait (`ResolutionPriority`, or a
     /// confirmation: `canWait`) queues behind the others even when a slot is free.
     private func requestResolution(of service: DiscoveredService, on interfaceIndex: UInt32, canWait: Bool = false) {
-        guard (canWait || priority.canWait(service.name)) && !resolutionQueue.isEmpty else {
-            startResolution(of: service, on: interfaceIndex)
-            return
-        }
         service.cancelWork()
-        if !resolutionQueue.contains(service.name) { resolutionQueue.append(service.name) }
+        let canWait = canWait || priority.canWait(service.name)
+        guard slots.request(service.name, canWait: canWait, running: runningResolutions) else { return }
+        startResolution(of: service, on: interfaceIndex)
     }
+
+    /// The resolutions running now.
+    private var runningResolutions: Int { services.values.count { $0.resolution != nil } }
 
     /// Resolves the instance on one interface (SRV, TXT), then looks up its host's address there.
     private func startResolution(of service: DiscoveredService, on interfaceIndex: UInt32) {
         service.cancelWork()
-        let running = services.values.count { $0.resolution != nil }
-        guard running < resolutionCap else {
-            if !resolutionQueue.contains(service.name) { resolutionQueue.append(service.name) }
-            return
-        }
+        let running = runningResolutions
+        guard slots.admit(service.name, running: running) else { return }
         let resolution = DiscoveredService.Resolution(interfaceIndex: interfaceIndex)
         service.resolution = resolution
         let operation = DNSServiceOperation(label: "resolve \(service.name)", queue: queue)
@@ -431,8 +426,7 @@ final class DiscoverySession: @unchecked Sendable {
             if running > 0 {
                 // Other resolutions hold connections: wait for one of them to end instead of counting a failure.
                 service.cancelWork()
-                resolutionCap = running
-                if !resolutionQueue.contains(service.name) { resolutionQueue.insert(service.name, at: 0) }
+                slots.couldNotStart(service.name, running: running)
                 logger.debug(
                     "DNS-SD resolve could not start; fewer at once",
                     metadata: ["service": "\(service.name)", "running": "\(running)", "error": "\(error)"])
@@ -540,10 +534,8 @@ final class DiscoverySession: @unchecked Sendable {
 
     /// Starts waiting resolutions while slots are free (see `maximumConcurrentResolutions`).
     private func startQueuedResolutions() {
-        while !resolutionQueue.isEmpty, services.values.count(where: { $0.resolution != nil }) < resolutionCap {
-            // The first that cannot wait (see `ResolutionPriority`), else the first.
-            let next = resolutionQueue.firstIndex { !priority.canWait($0) } ?? resolutionQueue.startIndex
-            let name = resolutionQueue.remove(at: next)
+        // The first that cannot wait (see `ResolutionPriority`), else the first.
+        while let name = slots.next(running: runningResolutions, canWait: { priority.canWait($0) }) {
             guard phase == .running, let service = services[name], service.resolution == nil,
                 let interfaceIndex = service.preferredInterface
             else { continue }
@@ -555,7 +547,7 @@ final class DiscoverySession: @unchecked Sendable {
     private func complete(_ service: DiscoveredService, resolution: DiscoveredService.Resolution, address: String) {
         guard let peerID = resolution.peerID else { return }
         service.cancelWork()
-        resolutionCap = min(resolutionCap + 1, Self.maximumConcurrentResolutions)
+        slots.completed()
         defer { startQueuedResolutions() }
         service.failedResolutions = 0
         service.ignoredReason = nil
