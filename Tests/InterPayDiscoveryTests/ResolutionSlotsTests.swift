@@ -1,4 +1,5 @@
 import Foundation
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDiscovery
@@ -83,30 +84,15 @@ struct ResolutionSlotsTests {
                 .fail(name), .gone(name), .toggleWait(name),
             ]
         }
-        var sequences = 0
         var seen: Set<String> = []
-        var failures: [String] = []
-        func search(_ world: World, _ trail: [Step], depth: Int) {
-            guard depth > 0, failures.count < 5 else {
-                sequences += 1
-                return
-            }
-            for step in steps {
-                var next = world
-                if let problem = Self.apply(step, to: &next, seen: &seen) {
-                    failures.append("\((trail + [step]).map(\.description)): \(problem)")
-                    continue
-                }
-                search(next, trail + [step], depth: depth - 1)
-            }
-        }
         // From nothing known, and from one instance that can wait (so that four steps reach a queue that holds both
         // kinds). A request that can wait with others queued and a slot free is in the table above: here the queue
         // is handed on as soon as a slot frees, so the search does not reach that state.
-        search(World(), [], depth: 4)
-        search(World(waiting: ["a"]), [], depth: 4)
+        let (sequences, failures) = searchEverySequence(
+            from: [World(), World(waiting: ["a"])], steps: steps, depth: 4
+        ) { step, world in Self.apply(step, to: &world, seen: &seen) }
         #expect(failures.isEmpty, "\(failures)")
-        #expect(sequences == 2 * Int(pow(Double(steps.count), 4)))
+        #expect(sequences == everySequenceCount(roots: 2, steps: steps.count, depth: 4))
         for kind in ["started", "queued", "lowered", "handed on", "handed to one that cannot wait"] {
             #expect(seen.contains(kind), "no sequence reached \(kind)")
         }

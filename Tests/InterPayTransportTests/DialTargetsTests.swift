@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayTransport
@@ -117,29 +118,14 @@ struct DialTargetsTests {
             steps += ([nil] + ids).map { .maintain($0, giveUpAfter: limit) }
         }
         steps += ids.map { .pin($0) } + ids.map { .dialEnds(.session($0)) } + ids.map { .toggle($0) }
-        var sequences = 0
         var seen: Set<String> = []
-        var failures: [String] = []
-        func search(_ world: World, _ trail: [Step], depth: Int) {
-            guard depth > 0, failures.count < 5 else {
-                sequences += 1
-                return
-            }
-            for step in steps {
-                var next = world
-                if let problem = Self.apply(step, to: &next, seen: &seen) {
-                    failures.append("\((trail + [step]).map(\.description)): \(problem)")
-                    continue
-                }
-                search(next, trail + [step], depth: depth - 1)
-            }
-        }
         // From no session, and from the higher peer's session up (so that five steps reach a target that had a
         // session and then fails its dials).
-        search(World(), [], depth: 5)
-        search(World(up: [Self.higher]), [], depth: 5)
+        let (sequences, failures) = searchEverySequence(
+            from: [World(), World(up: [Self.higher])], steps: steps, depth: 5
+        ) { step, world in Self.apply(step, to: &world, seen: &seen) }
         #expect(failures.isEmpty, "\(failures)")
-        #expect(sequences == 2 * Int(pow(Double(steps.count), 5)))
+        #expect(sequences == everySequenceCount(roots: 2, steps: steps.count, depth: 5))
         for kind in ["stop", "wait", "hold back", "dial", "back off", "gave up", "pinned"] {
             #expect(seen.contains(kind), "no sequence reached \(kind)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayTransport
@@ -131,43 +132,38 @@ struct SessionRegistryTests {
     func exhaustiveSearch() {
         let peers = ["a", "b", "c"].map(Self.peer)
         let hosts = ["198.18.0.2", "198.18.0.3"]
-        var steps: [(UInt64) -> Step] = []
+        var steps: [Step] = []
         for peer in peers {
             for host in hosts {
                 for inbound in [false, true] {
                     for preferred in [false, true] {
-                        steps.append { serial in
-                            .register(
-                                Self.session(peer, serial: serial, host: host, inbound: inbound, preferred: preferred))
-                        }
+                        steps.append(
+                            .register(Self.session(peer, serial: 0, host: host, inbound: inbound, preferred: preferred))
+                        )
                     }
                 }
             }
-            steps.append { _ in .unregister(peer) }
-            steps.append { _ in .pairing(peer, true) }
-            steps.append { _ in .pairing(peer, false) }
+            steps += [.unregister(peer), .pairing(peer, true), .pairing(peer, false)]
         }
-        var sequences = 0
+        /// The registry, and the number of the step being applied (each session's serial, and when it was last used).
+        struct World {
+            var registry: SessionRegistry<Fake>
+            var step: UInt64 = 0
+        }
         var outcomes: [String: Int] = [:]
-        var failures: [String] = []
-        func search(_ registry: SessionRegistry<Fake>, _ trail: [Step], depth: Int) {
-            guard depth > 0, failures.count < 5 else {
-                sequences += 1
-                return
+        let root = World(registry: SessionRegistry(localPeer: Self.local, maxSessions: 2, sessionsPerAddress: 1))
+        let (sequences, failures) = searchEverySequence(from: [root], steps: steps, depth: 4) { step, world in
+            world.step += 1
+            guard case .register(let template) = step else {
+                return Self.apply(step, to: &world.registry, outcomes: &outcomes)
             }
-            for make in steps {
-                let step = make(UInt64(trail.count + 1))
-                var next = registry
-                if let problem = Self.apply(step, to: &next, outcomes: &outcomes) {
-                    failures.append("\((trail + [step]).map(\.description)): \(problem)")
-                    continue
-                }
-                search(next, trail + [step], depth: depth - 1)
-            }
+            let session = Self.session(
+                template.peerID, serial: world.step, host: template.host, inbound: template.isInbound,
+                preferred: template.preferred)
+            return Self.apply(.register(session), to: &world.registry, outcomes: &outcomes)
         }
-        search(SessionRegistry(localPeer: Self.local, maxSessions: 2, sessionsPerAddress: 1), [], depth: 4)
         #expect(failures.isEmpty, "\(failures)")
-        #expect(sequences == Int(pow(Double(steps.count), 4)))
+        #expect(sequences == everySequenceCount(roots: 1, steps: steps.count, depth: 4))
         // The search reached every kind of outcome, so that none of the checks below is vacuous.
         for kind in [
             "registered", "replaced", "duplicate", "evicted address", "evicted total", "full address", "full total",
