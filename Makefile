@@ -194,7 +194,7 @@ test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG
 # `make test`) runs each benchmark for a few iterations so that none can rot; it checks that they run, not how fast.
 RELEASE_BIN = $$($(SWIFT_RELEASE) --show-bin-path)
 BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json
-BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --json
+BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --engine-bench "$(RELEASE_BIN)/interpay-bench" --json
 
 # One release build of every target of the package (interpayd, interpay, interpay-bench, CoreBenchmarks): one
 # SwiftPM invocation plans once and compiles the products side by side, where one per product took 15 s each just to
