@@ -66,6 +66,13 @@ expect_exit 1 "a receipt with the amount changed fails" "$sandbox" exec 3 -- "$c
 expect_match "it names the signature" '*signature*' "$last_out"
 sed 's/"memo":"tacos/"memo": "tacos/' "$work/bob-receipt.json" >"$work/spaced.json"
 expect_exit 1 "a receipt with one byte added fails" "$sandbox" exec 3 -- "$cli" verify-receipt "$work/spaced.json"
+expect_exit 1 "a receipt file that is not there is named with the reason" \
+    "$sandbox" exec 3 -- "$cli" verify-receipt "$work/no-such-receipt.json"
+expect_eq "the missing file's error says so in words, no Swift type" \
+    "interpay: cannot read $work/no-such-receipt.json: No such file or directory" "$last_err"
+expect_exit 3 "a --socket that is a regular file is refused" "$sandbox" exec 3 -- "$cli" --socket "$work/tampered.json" status
+expect_match "it says what the path is, not that the daemon may be down" \
+    "*cannot use $work/tampered.json as interpayd's control socket: it is a regular file, not a socket*" "$last_err"
 
 echo "== export and stats"
 open=$(on alice send bob 1500 JPY --memo "ramen")

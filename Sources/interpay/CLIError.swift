@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import InterPayContract
 import InterPayControl
 import InterPayCore
@@ -13,6 +14,22 @@ struct CLIError: Error {
         self.exitCode = exitCode
     }
 
+    /// Why a file could not be read, in words ("no such file or directory", "permission denied"), never a Swift
+    /// type's dump.
+    static func fileProblem(_ error: any Error) -> String {
+        if let error = error as? CocoaError {
+            if let posix = error.underlying as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+            switch error.code {
+            case .fileReadNoSuchFile, .fileNoSuchFile: return "no such file"
+            case .fileReadNoPermission: return "permission denied"
+            case .fileReadTooLarge: return "the file is too large"
+            default: break
+            }
+        }
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        return "it cannot be read"
+    }
+
     /// Maps a control-socket failure to its exit code.
     init(_ error: ControlClientError, socketPath: String) {
         switch error {
@@ -22,6 +39,14 @@ struct CLIError: Error {
                     cannot reach interpayd at \(path): \(reason)
                     Is it running? Start it with 'interpayd' (or 'systemctl start interpayd'), or point to its \
                     socket with --socket or INTERPAY_SOCKET, or to its configuration file with --config.
+                    """,
+                exitCode: 3)
+        case .socketUnusable:
+            self.init(
+                message: """
+                    \(error.description)
+                    Check the path given with --socket, INTERPAY_SOCKET or the configuration file, and run the command \
+                    as a user the daemon lets in (its own, or a member of its socket's group).
                     """,
                 exitCode: 3)
         case .answerLost:

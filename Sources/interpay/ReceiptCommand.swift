@@ -75,7 +75,7 @@ struct VerifyReceipt: ParsableCommand {
         do {
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
         } catch {
-            throw CLIError(message: "cannot read \(file): \(error)", exitCode: 1)
+            throw CLIError(message: "cannot read \(file): \(CLIError.fileProblem(error))", exitCode: 1)
         }
         do {
             let receipt = try SignedReceipt(verifying: bytes)

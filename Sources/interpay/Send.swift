@@ -65,7 +65,7 @@ struct Send: AsyncParsableCommand {
                     switch error {
                     case .answerLost: true
                     case .daemonUnreachable: sent
-                    case .rpc, .invalidResponse: false
+                    case .socketUnusable, .rpc, .invalidResponse: false
                     }
                 guard retry, ContinuousClock.now + delay < deadline else {
                     throw CLIError(error, socketPath: socketPath)

@@ -320,6 +320,34 @@ struct ControlServerTests {
         }
     }
 
+    @Test(
+        "the client against a path that is not a socket says what it is, not that the daemon may be down",
+        arguments: [("file", "a regular file"), ("directory", "a directory")])
+    func notASocket(kind: String, words: String) async throws {
+        let directory = "/tmp/ipc-test-kind-\(UUID().uuidString.prefix(8))"
+        #expect(mkdir(directory, 0o700) == 0)
+        defer {
+            _ = unlink("\(directory)/file")
+            _ = rmdir("\(directory)/directory")
+            _ = rmdir(directory)
+        }
+        let path = "\(directory)/\(kind)"
+        if kind == "file" {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+        } else {
+            #expect(mkdir(path, 0o700) == 0)
+        }
+        let client = ControlClient(path: path, timeout: .seconds(5))
+        await #expect {
+            try await bounded("call") { try await client.call("status", params: nil) }
+        } throws: { error in
+            guard let error = error as? ControlClientError, case .socketUnusable(let at, let reason) = error else {
+                return false
+            }
+            return at == path && reason == "it is \(words), not a socket"
+        }
+    }
+
     /// Binds a Unix socket at `path` and closes it without removing the file.
     private func makeStaleSocket(at path: String) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

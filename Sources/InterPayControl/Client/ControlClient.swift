@@ -220,6 +220,7 @@ public struct ControlClient: Sendable {
         switch failure {
         case .timedOut: .daemonUnreachable(path: path, reason: "no answer within \(timeout)")
         case .failed(let reason): .daemonUnreachable(path: path, reason: reason)
+        case .unusable(let reason): .socketUnusable(path: path, reason: reason)
         case .lineTooLong(let limit): .invalidResponse("response line longer than \(limit) bytes")
         }
     }

@@ -5,6 +5,10 @@ public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertib
     /// No daemon answered at `path`: no socket file, connection refused, permission denied on the socket, no answer
     /// in time, or the connection broke. The CLI exits with code 3 and suggests starting interpayd.
     case daemonUnreachable(path: String, reason: String)
+    /// The path is not a control socket this user may use: not a socket, no permission, or served by a process
+    /// that should not be trusted with requests. Starting a daemon would not help; the CLI exits with code 3 and
+    /// says to check the path or the user.
+    case socketUnusable(path: String, reason: String)
     /// The request went out but no answer came back (the connection broke, or closed, or the answer was late): the
     /// daemon may or may not have carried it out. The CLI exits with code 3; `send` retries with its idempotency
     /// key.
@@ -17,6 +21,7 @@ public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case .daemonUnreachable(let path, let reason): "cannot reach interpayd at \(path): \(reason)"
+        case .socketUnusable(let path, let reason): "cannot use \(path) as interpayd's control socket: \(reason)"
         case .answerLost(let path, let reason):
             "no answer from interpayd at \(path) (\(reason)); the request may or may not have been carried out"
         case .rpc(let error): error.message

@@ -10,6 +10,9 @@ final class UnixSocketConnection: Sendable {
     enum IOFailure: Error, Equatable {
         case timedOut
         case failed(String)
+        /// The path is not a control socket this user may use (not a socket, no permission, served by someone it
+        /// should not trust): starting a daemon would not help.
+        case unusable(String)
         case lineTooLong(Int)
     }
 
@@ -47,8 +50,10 @@ final class UnixSocketConnection: Sendable {
             let code = errno
             switch code {
             case ENOENT: throw .failed("no socket file")
-            case ECONNREFUSED: throw .failed("connection refused (the socket file is stale)")
-            case EACCES, EPERM: throw .failed("permission denied")
+            case ECONNREFUSED:
+                if let kind = nonSocketKind(at: path) { throw .unusable("it is \(kind), not a socket") }
+                throw .failed("connection refused: no daemon listens on it (the socket file is stale)")
+            case EACCES, EPERM: throw .unusable(permissionProblem(at: path))
             case EAGAIN, ETIMEDOUT, EINPROGRESS: throw .timedOut
             default: throw .failed(ControlSocketFile.errorText(code))
             }
@@ -57,9 +62,37 @@ final class UnixSocketConnection: Sendable {
         // socket could collect requests (amounts, memos) meant for the daemon.
         guard let server = connection.serverUID() else { throw .failed("cannot read who serves the socket") }
         if let problem = untrustedServerReason(serverUID: server, socketPath: path) {
-            throw .failed(problem + "; nothing was sent")
+            throw .unusable(problem + "; nothing was sent")
         }
         return connection
+    }
+
+    /// What the file at `path` is when it is there and not a socket ("a regular file", "a directory", ...); nil for a
+    /// socket or when it cannot be read.
+    static func nonSocketKind(at path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch UInt32(info.st_mode) & UInt32(S_IFMT) {
+        case UInt32(S_IFSOCK): return nil
+        case UInt32(S_IFREG): return "a regular file"
+        case UInt32(S_IFDIR): return "a directory"
+        case UInt32(S_IFLNK): return "a symbolic link"
+        case UInt32(S_IFIFO): return "a named pipe"
+        default: return "a device or special file"
+        }
+    }
+
+    /// Why this user may not connect to the socket at `path`, in words that say whose it is.
+    static func permissionProblem(at path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            return "permission denied: this user (uid \(geteuid())) cannot enter the socket's directory"
+        }
+        let mode = String(UInt32(info.st_mode) & 0o777, radix: 8)
+        return """
+            permission denied: the socket belongs to uid \(info.st_uid), group \(info.st_gid), mode 0\(mode), and this \
+            user (uid \(geteuid())) is neither its owner nor in a group it lets in
+            """
     }
 
     /// The uid of the process that serves the socket (`SO_PEERCRED`), or nil if the kernel does not say.
