@@ -223,6 +223,8 @@ expect_exit 6 "send to a known peer without a session fails fast" on alice send 
 expect_match "the message names the peer as every surface does, name (SHORTID), and says it is not reachable" \
     '*no session with bob (???????): *not reachable*' "$last_err"
 expect_exit 2 "a bad amount is a usage error" on alice send bob 1.234 EUR
+expect_exit 2 "a negative amount is a usage error" on alice send bob -1 EUR
+expect_match "it says the amount is negative, not that an argument is missing" "*'-1' is a negative number*" "$last_err"
 expect_exit 3 "no daemon: exit 3" "$cli" status --socket "$work/none.sock"
 expect_match "no daemon: the message says how to start it" '*Is it running[?]*' "$last_err"
 if command -v setpriv >/dev/null; then

@@ -34,6 +34,17 @@ struct Interpay: AsyncParsableCommand {
 
     /// Parses and runs a subcommand, mapping every failure to the documented exit codes.
     static func main() async {
+        // The argument parser reads '-1' as an option ("Missing expected argument '<currency>'" for `send bob -1
+        // EUR`); no value this CLI takes is negative, so it is named for what it is.
+        if let negative = negativeNumber(in: Array(CommandLine.arguments.dropFirst())) {
+            writeStandardError(
+                """
+                interpay: '\(negative)' is a negative number: amounts, limits and counts are positive (to ask for money: \
+                'interpay send PEER 12.50 MXN'; to pay, accept the peer's request)
+
+                """)
+            terminate(2)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -55,6 +66,15 @@ struct Interpay: AsyncParsableCommand {
             // Usage errors exit 2, as documented; anything else that escaped is 1.
             terminate(code == .validationFailure ? 2 : 1)
         }
+    }
+}
+
+/// The first argument before `--` that is a negative number (`-1`, `-12.50`, `-12,50`), if any.
+func negativeNumber(in arguments: [String]) -> String? {
+    arguments.prefix { $0 != "--" }.first { argument in
+        let rest = argument.dropFirst()
+        return argument.hasPrefix("-") && rest.first?.isNumber == true
+            && rest.allSatisfy { $0.isNumber || $0 == "." || $0 == "," }
     }
 }
 
