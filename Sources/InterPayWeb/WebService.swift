@@ -1,3 +1,4 @@
+import Glibc
 import Hummingbird
 import HummingbirdCore
 public import InterPayContract
@@ -78,7 +79,7 @@ public struct WebService: Service, CustomStringConvertible {
         do {
             try await application.run()
         } catch {
-            let failure = WebServiceError.cannotServe(address: address.description, reason: String(describing: error))
+            let failure = WebServiceError.cannotServe(address: address.description, reason: Self.reason(error))
             logger.error("the web app is not served; the daemon runs on without it", metadata: ["error": "\(failure)"])
             onFailure(failure)
             // Only cancellation ends the wait, and then the service is done anyway.
@@ -87,6 +88,16 @@ public struct WebService: Service, CustomStringConvertible {
     }
 
     public var description: String { "WebService" }
+
+    /// Why serving failed, in words: a system call's error as the system says it ("Address already in use"), not
+    /// NIO's text of the call (`bind(descriptor:ptr:bytes:)`).
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? IOError {
+            let words = String(cString: strerror(error.errnoCode))
+            return error.errnoCode == EADDRINUSE ? "\(words) (another program listens on it)" : words
+        }
+        return String(describing: error)
+    }
 }
 
 /// Why the web app cannot be served.
