@@ -69,8 +69,7 @@ public enum WebApp {
             guard let presented = query["code"] ?? query["token"],
                 let session = access.openSession(code: String(presented))
             else {
-                throw HTTPError(
-                    .unauthorized, message: "wrong, used or expired login code: run 'interpay web' again")
+                return loginRefusedPage(language: language(acceptLanguage: request.headers[.acceptLanguage]))
             }
             return try page(language: language(acceptLanguage: request.headers[.acceptLanguage]), session: session)
         }
@@ -134,6 +133,33 @@ public enum WebApp {
             if quality > (best?.quality ?? 0) { best = (primary, quality) }
         }
         return best?.language ?? "en"
+    }
+
+    /// What a browser shows for a wrong, used or expired login link (401): a page in the user's language that says
+    /// what to do, not a JSON error.
+    static func loginRefusedPage(language: String) -> Response {
+        let (title, text) =
+            language == "es"
+            ? (
+                "Enlace de acceso no válido",
+                "Este enlace de acceso es incorrecto, ya se usó o caducó: cada uno abre una sola sesión. Ejecuta "
+                    + "<code>interpay web</code> otra vez y abre el enlace nuevo."
+            )
+            : (
+                "Login link not valid",
+                "This login link is wrong, was already used or has expired: each one opens a single session. Run "
+                    + "<code>interpay web</code> again and open the new link."
+            )
+        let html = """
+            <!doctype html>
+            <html lang="\(language)"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1"><title>InterPay: \(title)</title></head>
+            <body><main><h1>\(title)</h1><p>\(text)</p></main></body></html>
+
+            """
+        return Response(
+            status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     /// One method call: the result as the body, or `{"error": {code, message, data}}` with a matching status.

@@ -137,6 +137,14 @@ struct WebAccessTests {
         ) { #expect($0.status == .ok) }
         try await client.execute(uri: "/login?code=\(code)", method: .get) { response in
             #expect(response.status == .unauthorized, "a spent code opens nothing")
+            #expect(response.headers[.contentType] == "text/html; charset=utf-8", "a page for the browser, not JSON")
+            #expect(String(buffer: response.body).contains("Run <code>interpay web</code> again"))
+            #expect(Self.session(inPage: String(buffer: response.body)) == nil)
+        }
+        try await client.execute(
+            uri: "/login?code=\(code)", method: .get, headers: [.acceptLanguage: "es-MX,es;q=0.9"]
+        ) { response in
+            #expect(String(buffer: response.body).contains("Ejecuta <code>interpay web</code> otra vez"))
         }
         #expect(!Self.access.isOpenSession(code), "a code is not a session")
     }
