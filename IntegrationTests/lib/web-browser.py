@@ -117,17 +117,27 @@ def alice():
         bob_option = next(o for o in picker.options if o.text.startswith("bob ("))
         picker.select_by_value(bob_option.get_attribute("value"))
         amount = driver.find_element(By.ID, "request-amount")
+        def preview(d):
+            return (d.find_element(By.ID, "request-preview").text, d.find_element(By.ID, "request-converted").text,
+                    d.execute_script("return document.getElementById('request-amount').checkValidity()"))
         amount.send_keys("12.505")
-        check(not driver.execute_script("return document.getElementById('request-amount').checkValidity()"),
-              "Request: 12.505 MXN is refused as typed (MXN has two decimals)")
+        check(wait(driver, lambda d: preview(d) == ("USD has at most 2 decimal places, got '12.505'", "", False), 5,
+                   "too many decimals"),
+              f"Request: 12.505 USD is refused as typed, in the amount parser's words ({preview(driver)})")
         amount.clear()
-        amount.send_keys("12.50")
+        amount.send_keys("abc")
+        check(wait(driver, lambda d: preview(d)[0].startswith("'abc' is not a number") and preview(d)[1:] == ("", False),
+                   5, "letters"),
+              f"Request: 'abc' is refused as not a number, and no conversion of it is previewed ({preview(driver)})")
+        amount.clear()
+        amount.send_keys("12,50")
         driver.find_element(By.ID, "request-currency").clear()
         driver.find_element(By.ID, "request-currency").send_keys("MXN")
         driver.find_element(By.ID, "request-memo").send_keys("tacos")
         driver.find_element(By.ID, "request-category").send_keys("food")
-        check(wait(driver, lambda d: d.find_element(By.ID, "request-converted").text == "≈ $0.68", 5, "preview"),
-              "Request: the amount in alice's preferred currency, live (≈ $0.68 at the fixture's 18.5 MXN/USD)")
+        check(wait(driver, lambda d: preview(d) == ("MX$12.50", "≈ $0.68", True), 5, "preview"),
+              "Request: '12,50' is read as 12.50 MXN, shown with its conversion to alice's preferred currency, live"
+              f" (≈ $0.68 at the fixture's 18.5 MXN/USD; {preview(driver)})")
         shot(driver, "request")
         driver.find_element(By.ID, "request-send").click()
         ok = wait(driver, lambda d: d.find_element(By.ID, "request-result").get_attribute("data-payment"), 10,

@@ -8,7 +8,8 @@ extension AppDatabase {
     /// Only payments in state `accepted`, `paid` or `settled` count, and by default only confirmed ones (a payer's own accept is not
     /// final until the payee's ack arrives; it may still end `cancelled` or `expired`). `since` keeps payments
     /// created at or after that time. Amounts of different currencies are never added: each row has one currency.
-    /// Sums and averages are integers in minor units; the average is `totalMinor / count`, rounded toward zero.
+    /// Sums and averages are integers in minor units; the average is `totalMinor / count` rounded half to even
+    /// (`Money.averageMinorUnits`).
     /// A sum beyond 64 bits fails with `StoreError.database` (SQLite's "integer overflow") rather than being wrong.
     ///
     /// Rows are ordered by group key (nil last), currency, role. Grouped by peer, each row carries the peer's names
@@ -29,7 +30,7 @@ extension AppDatabase {
         // `grouping.column` is one of three fixed column names, never user input.
         var sql = """
             SELECT \(grouping.column) AS groupKey, currency, role, COUNT(*) AS count,
-                SUM(amountMinor) AS totalMinor, SUM(amountMinor) / COUNT(*) AS averageMinor,
+                SUM(amountMinor) AS totalMinor, 0 AS averageMinor,
                 SUM(state = 'settled') AS settledCount,
                 COALESCE(SUM(CASE WHEN state = 'settled' THEN amountMinor END), 0) AS settledMinor
             FROM payment
@@ -44,7 +45,11 @@ extension AppDatabase {
         }
         sql += "\nORDER BY groupKey IS NULL, groupKey, currency, role"
         return try await read("compute statistics by \(grouping.rawValue)") { [sql, arguments] db in
-            try StatsRow.fetchAll(db, sql: sql, arguments: arguments)
+            try StatsRow.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                var row = row
+                row.averageMinor = Money.averageMinorUnits(total: row.totalMinor, count: row.count)
+                return row
+            }
         }
     }
 }

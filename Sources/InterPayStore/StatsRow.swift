@@ -14,7 +14,7 @@ public struct StatsRow: Sendable, Hashable, Codable, FetchableRecord {
     public var count: Int
     /// Their sum, in minor units.
     public var totalMinor: Int64
-    /// `totalMinor / count`, rounded toward zero (integer division).
+    /// `totalMinor / count`, rounded half to even (`Money.averageMinorUnits`).
     public var averageMinor: Int64
     /// How many of them are settled (the payee confirmed the money arrived).
     public var settledCount: Int = 0

@@ -40,18 +40,74 @@ struct MoneyTests {
             ("1.0001", "KWD", .tooManyDecimals("1.0001", currency: "KWD", allowed: 3)),
             ("92233720368547758.08", "USD", .overflow("92233720368547758.08")),
             ("99999999999999999999999", "JPY", .overflow("99999999999999999999999")),
-            ("", "EUR", .invalidAmount("")),
-            ("abc", "EUR", .invalidAmount("abc")),
-            ("1,000.00", "EUR", .invalidAmount("1,000.00")),
-            ("1e3", "EUR", .invalidAmount("1e3")),
-            ("+5", "EUR", .invalidAmount("+5")),
+            ("", "EUR", .empty),
+            ("  ", "EUR", .empty),
+            ("abc", "EUR", .notANumber("abc")),
+            ("12 50", "EUR", .notANumber("12 50")),
+            ("1,000.00", "EUR", .groupingSeparators("1,000.00")),
+            ("1.000.000", "EUR", .groupingSeparators("1.000.000")),
+            ("1e3", "EUR", .exponent("1e3")),
+            ("1e-3", "EUR", .notANumber("1e-3")),
+            ("+5", "EUR", .sign("+5")),
+            ("\u{2212}5", "EUR", .notPositive("\u{2212}5")),
             (".5", "EUR", .invalidAmount(".5")),
             ("5.", "EUR", .invalidAmount("5.")),
+            (",5", "EUR", .invalidAmount(",5")),
             ("1.2.3", "EUR", .invalidAmount("1.2.3")),
-            ("١٢", "EUR", .invalidAmount("١٢")),
+            ("١٢", "EUR", .notANumber("١٢")),
+            ("1,250", "EUR", .ambiguousSeparator("1,250")),
+            ("1,000", "JPY", .ambiguousSeparator("1,000")),
+            ("12,5", "JPY", .tooManyDecimals("12,5", currency: "JPY", allowed: 0)),
         ])
     func refusesBadAmounts(text: String, code: String, expected: MoneyError) {
         #expect(throws: expected) { try Money(parsing: text, currencyCode: code) }
+    }
+
+    @Test(
+        "reads a comma as the decimal separator where it cannot group thousands, or where the locale says so",
+        arguments: [
+            ("12,50", "MXN", DecimalSeparator.point, Int64(1250)),
+            ("12,5", "EUR", .point, 1250),
+            ("1,25", "KWD", .point, 1250),
+            ("1,2500", "CLF", .point, 12500),
+            ("1,250", "KWD", .comma, 1250),
+            ("12,50", "EUR", .comma, 1250),
+            ("12.50", "EUR", .comma, 1250),
+            ("1.25", "KWD", .comma, 1250),
+            ("1.250", "KWD", .point, 1250),
+        ])
+    func decimalComma(text: String, code: String, separator: DecimalSeparator, minorUnits: Int64) throws {
+        let money = try Money(parsing: text, currencyCode: code, decimalSeparator: separator)
+        #expect(money.minorUnits == minorUnits)
+    }
+
+    @Test("in a locale that writes decimals with a comma, a point before three digits is ambiguous")
+    func ambiguousPointInCommaLocale() {
+        #expect(throws: MoneyError.ambiguousSeparator("1.250")) {
+            try Money(parsing: "1.250", currencyCode: "KWD", decimalSeparator: .comma)
+        }
+    }
+
+    @Test("each refusal says what is wrong and what to write")
+    func refusalMessages() {
+        #expect(MoneyError.ambiguousSeparator("1,250").description.hasSuffix("write 1250 or 1.25"))
+        #expect(MoneyError.ambiguousSeparator("1,000").description.hasSuffix("write 1000 or 1"))
+        #expect(MoneyError.sign("+5").description.hasSuffix("e.g. 5"))
+        #expect(MoneyError.notPositive("-1").description.contains("is negative"))
+        #expect(MoneyError.notPositive("0").description == "the amount must be greater than zero, got '0'")
+        #expect(MoneyError.exponent("1e3").description.contains("exponent"))
+        #expect(MoneyError.notANumber("abc").description.hasPrefix("'abc' is not a number"))
+    }
+
+    @Test(
+        "averages are rounded half to even",
+        arguments: [
+            (Int64(8115), 9, Int64(902)), (2001, 2, 1000), (2003, 2, 1002), (2501, 3, 834), (5, 2, 2), (7, 2, 4),
+            (-7, 2, -4), (-5, 2, -2), (0, 3, 0), (10, 0, 0), (Int64.max, 1, Int64.max),
+            (Int64.max, 2, 4_611_686_018_427_387_904),
+        ])
+    func halfEvenAverage(total: Int64, count: Int, average: Int64) {
+        #expect(Money.averageMinorUnits(total: total, count: count) == average)
     }
 
     @Test("refuses unknown and malformed currency codes")

@@ -74,7 +74,7 @@ struct StatsTests {
         let rows = try await database.stats(groupBy: .currency)
         #expect(
             rows == [
-                StatsRow(groupKey: "JPY", currency: "JPY", role: .payer, count: 3, totalMinor: 2501, averageMinor: 833),
+                StatsRow(groupKey: "JPY", currency: "JPY", role: .payer, count: 3, totalMinor: 2501, averageMinor: 834),
                 StatsRow(groupKey: "KWD", currency: "KWD", role: .payee, count: 2, totalMinor: 5, averageMinor: 2),
                 StatsRow(
                     groupKey: "KWD", currency: "KWD", role: .payer, count: 2, totalMinor: 12_346, averageMinor: 6173),

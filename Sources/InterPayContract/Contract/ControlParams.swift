@@ -58,11 +58,15 @@ public struct SendParams: Codable, Sendable, Equatable {
     public var expiresInSeconds: Int64?
     /// A key that makes repeating the send harmless.
     public var idempotencyKey: String?
+    /// How the writer's locale separates decimals (default `.`): with `,` a comma is always the decimal separator
+    /// (`Money(parsing:currency:decimalSeparator:)`).
+    public var decimalSeparator: DecimalSeparator?
 
     /// Params.
     public init(
         peer: String, amount: String, currency: String, memo: String? = nil, category: String? = nil,
-        expiresInSeconds: Int64? = nil, idempotencyKey: String? = nil
+        expiresInSeconds: Int64? = nil, idempotencyKey: String? = nil,
+        decimalSeparator: DecimalSeparator? = nil
     ) {
         self.peer = peer
         self.amount = amount
@@ -71,6 +75,7 @@ public struct SendParams: Codable, Sendable, Equatable {
         self.category = category
         self.expiresInSeconds = expiresInSeconds
         self.idempotencyKey = idempotencyKey
+        self.decimalSeparator = decimalSeparator
     }
 }
 
@@ -156,12 +161,16 @@ public struct ConvertParams: Codable, Sendable, Equatable {
     public var from: String
     /// The currency to convert to.
     public var to: String
+    /// How the writer's locale separates decimals (default `.`): with `,` a comma is always the decimal separator
+    /// (`Money(parsing:currency:decimalSeparator:)`).
+    public var decimalSeparator: DecimalSeparator?
 
     /// Params.
-    public init(amount: String, from: String, to: String) {
+    public init(amount: String, from: String, to: String, decimalSeparator: DecimalSeparator? = nil) {
         self.amount = amount
         self.from = from
         self.to = to
+        self.decimalSeparator = decimalSeparator
     }
 }
 
@@ -208,11 +217,14 @@ public struct OfferParams: Codable, Sendable, Equatable {
     public var memo: String?
     /// A category for statistics.
     public var category: String?
+    /// How the writer's locale separates decimals (default `.`): with `,` a comma is always the decimal separator
+    /// (`Money(parsing:currency:decimalSeparator:)`).
+    public var decimalSeparator: DecimalSeparator?
 
     /// Params.
     public init(
         peer: String, amount: String, currency: String, every: String, count: Int64? = nil, start: String? = nil,
-        memo: String? = nil, category: String? = nil
+        memo: String? = nil, category: String? = nil, decimalSeparator: DecimalSeparator? = nil
     ) {
         self.peer = peer
         self.amount = amount
@@ -222,6 +234,7 @@ public struct OfferParams: Codable, Sendable, Equatable {
         self.start = start
         self.memo = memo
         self.category = category
+        self.decimalSeparator = decimalSeparator
     }
 }
 
@@ -242,11 +255,14 @@ public struct SeriesParams: Codable, Sendable, Equatable {
     /// The offering peer's ID, full or its short form, which approves an offer from a peer that is not paired
     /// (`approve`).
     public var peer: String?
+    /// How the writer's locale separates decimals (default `.`): with `,` a comma is always the decimal separator
+    /// (`Money(parsing:currency:decimalSeparator:)`).
+    public var decimalSeparator: DecimalSeparator?
 
     /// Params.
     public init(
         series: String, max: String? = nil, reason: String? = nil, periods: Int64? = nil, total: String? = nil,
-        peer: String? = nil
+        peer: String? = nil, decimalSeparator: DecimalSeparator? = nil
     ) {
         self.series = series
         self.max = max
@@ -254,5 +270,6 @@ public struct SeriesParams: Codable, Sendable, Equatable {
         self.periods = periods
         self.total = total
         self.peer = peer
+        self.decimalSeparator = decimalSeparator
     }
 }

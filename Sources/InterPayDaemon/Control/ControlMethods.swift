@@ -186,7 +186,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
 
     func send(_ params: SendParams) async throws -> PaymentInfo {
         let peerText = try required(params.peer, "peer")
-        let amount = try money(params.amount, params.currency)
+        let amount = try money(params.amount, params.currency, params.decimalSeparator)
         let key = params.idempotencyKey
         // With a key the session is checked after the key: a retry finds its payment even before the session is up.
         let payer = try await resolvePeer(peerText, requireSession: key == nil)
@@ -407,7 +407,9 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let to = try currencyCode(required(params.to, "to"))
         let amount: Money
         do {
-            amount = try Money(parsing: try required(params.amount, "amount"), currency: from)
+            amount = try Money(
+                parsing: try required(params.amount, "amount"), currency: from,
+                decimalSeparator: params.decimalSeparator ?? .point)
         } catch let error as MoneyError {
             throw RPCError.invalidParams(error.description)
         }
@@ -455,12 +457,13 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         return value
     }
 
-    /// The `amount` and `currency` params as money; either missing or not valid is invalid params.
-    func money(_ amount: String, _ currency: String) throws(RPCError) -> Money {
+    /// The `amount` and `currency` params as money, read as a writer with `separator` writes decimals; either
+    /// missing or not valid is invalid params.
+    func money(_ amount: String, _ currency: String, _ separator: DecimalSeparator?) throws(RPCError) -> Money {
         let amount = try required(amount, "amount")
         let currency = try required(currency, "currency")
         do {
-            return try Money(parsing: amount, currencyCode: currency)
+            return try Money(parsing: amount, currencyCode: currency, decimalSeparator: separator ?? .point)
         } catch {
             throw RPCError.invalidParams(error.description)
         }

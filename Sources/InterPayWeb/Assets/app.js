@@ -27,7 +27,11 @@ async function api(method, params) {
         body: JSON.stringify(params) };
   const response = await fetch(`/api/${method}`, { credentials: "omit", ...options });
   const body = await response.json();
-  if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+  if (!response.ok) {
+    const error = new Error(body.error ? body.error.message : response.statusText);
+    error.code = body.error ? body.error.code : undefined;
+    throw error;
+  }
   return body;
 }
 
@@ -37,12 +41,29 @@ export function decimals(currency) {
   catch { return 2; }
 }
 
+/**
+ * The locale numbers are written in: the browser's own for the chosen language where it has one (es-ES writes
+ * `12,50 €`, es-MX `$12.50`), else es-MX for Spanish and en-US for English.
+ */
+function numberLocale() {
+  const own = (navigator.languages || [navigator.language || ""]).find((tag) => tag.split("-")[0] === language);
+  if (own) {
+    try { return new Intl.NumberFormat(own).resolvedOptions().locale; } catch { /* not a locale the browser knows */ }
+  }
+  return language === "es" ? "es-MX" : "en-US";
+}
+
+/** How numberLocale() writes decimals: "," (es-ES) or "." (en, es-MX); the daemon's amount parser reads it. */
+function decimalSeparator() {
+  const part = new Intl.NumberFormat(numberLocale()).formatToParts(1.5).find((p) => p.type === "decimal");
+  return part && part.value === "," ? "," : ".";
+}
+
 /** An amount given in minor units, formatted for the language with the currency's own decimals. */
 export function money(minorUnits, currency) {
   const digits = decimals(currency);
-  const locale = language === "es" ? "es-MX" : "en-US";
   try {
-    return new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: digits,
+    return new Intl.NumberFormat(numberLocale(), { style: "currency", currency, minimumFractionDigits: digits,
       maximumFractionDigits: digits }).format(minorUnits / 10 ** digits);
   } catch { return `${(minorUnits / 10 ** digits).toFixed(digits)} ${currency}`; }
 }
@@ -173,40 +194,60 @@ async function act(method, params, then) {
 
 let preferred = null;
 let previewTimer = null;
+let amountCheck = Promise.resolve(false);
+let amountSerial = 0;
 
-/** The amount in the preferred currency, fetched (debounced) as the user types. */
-function previewConverted(amount, currency) {
+/**
+ * The typed amount checked by the daemon's one amount parser (through `convert`, to the preferred currency or to
+ * the amount's own): an invalid amount shows the parser's words and no preview; a valid one shows the amount as
+ * it will be requested and, in another currency than the preferred one, its conversion. Resolves to whether the
+ * amount is valid (true also when only the rates are missing: the amount was read before them).
+ */
+function checkAmount() {
   clearTimeout(previewTimer);
-  $("request-converted").textContent = "";
-  if (!preferred || preferred === currency) return;
-  previewTimer = setTimeout(async () => {
-    try {
-      const quote = await api("convert", { amount, from: currency, to: preferred });
-      $("request-converted").textContent = `≈ ${money(quote.minorUnits, quote.currency)}`;
-    } catch (error) {
-      $("request-converted").textContent = "";
-    }
-  }, 250);
-}
-
-function amountIsValid() {
-  const currency = $("request-currency").value.toUpperCase();
-  const digits = decimals(currency);
-  const pattern = digits === 0 ? /^\d+$/ : new RegExp(`^\\d+(\\.\\d{1,${digits}})?$`);
   const input = $("request-amount");
-  const ok = pattern.test(input.value);
-  input.setCustomValidity(ok ? "" : `${t("decimals")} ${digits}`);
-  $("request-preview").textContent = ok
-    ? money(Math.round(Number(input.value) * 10 ** digits), currency) : `${t("decimals")} ${digits}`;
-  if (ok) previewConverted(input.value, currency);
-  return ok;
+  const currency = $("request-currency").value.trim().toUpperCase();
+  $("request-converted").textContent = "";
+  if (!input.value.trim()) {
+    input.setCustomValidity("");
+    $("request-preview").textContent = "";
+    amountCheck = Promise.resolve(false);
+    return amountCheck;
+  }
+  const serial = ++amountSerial;
+  amountCheck = new Promise((resolve) => {
+    previewTimer = setTimeout(async () => {
+      const to = preferred || currency;
+      // An answer to an earlier check (the user typed on) changes nothing on the page.
+      const current = () => serial === amountSerial;
+      try {
+        const quote = await api("convert", { amount: input.value, from: currency, to,
+          decimalSeparator: decimalSeparator() });
+        const [whole, fraction = ""] = quote.from.amount.split(".");
+        if (!current()) return resolve(true);
+        input.setCustomValidity("");
+        $("request-preview").textContent = money(Number(whole + fraction), quote.from.currency);
+        if (quote.currency !== quote.from.currency) {
+          $("request-converted").textContent = `≈ ${money(quote.minorUnits, quote.currency)}`;
+        }
+        resolve(true);
+      } catch (error) {
+        const invalid = error.code === -32602;
+        if (!current()) return resolve(!invalid);
+        input.setCustomValidity(invalid ? error.message : "");
+        $("request-preview").textContent = invalid ? error.message : "";
+        resolve(!invalid);
+      }
+    }, 250);
+  });
+  return amountCheck;
 }
 
 async function sendRequest(event) {
   event.preventDefault();
-  if (!amountIsValid()) return;
+  if (!(await checkAmount())) return;
   const params = {
-    peer: $("request-peer").value, amount: $("request-amount").value,
+    peer: $("request-peer").value, amount: $("request-amount").value, decimalSeparator: decimalSeparator(),
     currency: $("request-currency").value.toUpperCase(), memo: $("request-memo").value,
     expiresInSeconds: Number($("request-expiry").value || 15) * 60,
   };
@@ -478,8 +519,8 @@ $("language").addEventListener("change", () => {
   show();
 });
 $("request-form").addEventListener("submit", sendRequest);
-$("request-amount").addEventListener("input", amountIsValid);
-$("request-currency").addEventListener("input", amountIsValid);
+$("request-amount").addEventListener("input", checkAmount);
+$("request-currency").addEventListener("input", checkAmount);
 $("history-form").addEventListener("change", loadHistory);
 $("sales-period").addEventListener("change", loadSales);
 $("convert-form").addEventListener("submit", convert);
