@@ -56,7 +56,7 @@ watcher=$!
 sleep 0.5
 a=$(on alice subscribe bob 5 EUR --every month --memo "gym" --category sport)
 if eventually 5 series_is bob "$a" offered; then pass "bob sees the offer"; else fail "offer on bob: $(series_field bob "$a" state)"; fi
-if on bob list | grep -q "^${a: -8}  in .*offered"; then pass "interpay list shows the offer under the payments"; else fail "list: $(on bob list)"; fi
+if on bob list | grep -q "^${a: -8}  purchase .*offered"; then pass "interpay list shows the offer under the payments"; else fail "list: $(on bob list)"; fi
 if eventually 5 grep -q "series offered  ${a: -8}.*5.00 EUR every $period s (test period)" "$work/watch.out"; then
     pass "interpay watch shows the offer with its real period"
 else
@@ -158,8 +158,8 @@ expect_eq "two payments for two periods on bob" 2 "$count"
 
 echo "== the listing"
 on bob subscriptions
-if [[ $(series_field bob "$d" paid) == 2 && $(series_field bob "$d" instances) == 2 ]]; then
-    pass "subscriptions shows instances and paid"
+if [[ $(series_field bob "$d" accepted) == 2 && $(series_field bob "$d" paid) == 0 && $(series_field bob "$d" instances) == 2 ]]; then
+    pass "subscriptions shows periods requested (2), accepted (2) and paid (0: none marked paid yet)"
 else
     fail "listing: $(on bob subscriptions --json)"
 fi

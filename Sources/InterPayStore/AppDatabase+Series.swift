@@ -73,7 +73,7 @@ extension Ledger {
 }
 
 extension AppDatabase {
-    /// Every series stored, newest first, with how many of its periods were requested and paid here.
+    /// Every series stored, newest first, with how many of its periods were requested, accepted and paid here.
     public func seriesList() async throws(StoreError) -> [SeriesView] {
         try await read("list series") { db in
             let rows = try Row.fetchAll(
@@ -82,14 +82,17 @@ extension AppDatabase {
                     SELECT series.*,
                         (SELECT COUNT(*) FROM payment WHERE payment.seriesID = series.id) AS instances,
                         (SELECT COUNT(*) FROM payment WHERE payment.seriesID = series.id
-                            AND payment.state IN ('accepted', 'paid', 'settled')) AS paidCount,
+                            AND payment.state IN ('accepted', 'paid', 'settled')) AS acceptedCount,
+                        (SELECT COUNT(*) FROM payment WHERE payment.seriesID = series.id
+                            AND payment.state IN ('paid', 'settled')) AS paidCount,
                         (SELECT name FROM trustedPeer WHERE trustedPeer.peerID = series.peerID) AS pinnedName,
                         (SELECT name FROM peer WHERE peer.peerID = series.peerID) AS announcedName
                     FROM series ORDER BY createdAt DESC, id
                     """)
             return try rows.map { row in
                 SeriesView(
-                    series: try SeriesRecord(row: row), instances: row["instances"], paid: row["paidCount"],
+                    series: try SeriesRecord(row: row), instances: row["instances"], accepted: row["acceptedCount"],
+                    paid: row["paidCount"],
                     announcedName: row["announcedName"], pinnedName: row["pinnedName"])
             }
         }

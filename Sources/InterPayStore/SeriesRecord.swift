@@ -157,13 +157,15 @@ extension SeriesRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     }
 }
 
-/// A series as listed: the row, with how many of its periods were requested and paid on this side.
+/// A series as listed: the row, with how many of its periods were requested, accepted and paid on this side.
 public struct SeriesView: Sendable, Hashable {
     /// The stored series.
     public var series: SeriesRecord
     /// Payments of the series stored here.
     public var instances: Int
     /// Of those, how many were accepted, paid or settled.
+    public var accepted: Int
+    /// Of those, how many were paid or settled.
     public var paid: Int
     /// The name the peer last announced, if the peer is known.
     public var announcedName: String?
@@ -171,9 +173,12 @@ public struct SeriesView: Sendable, Hashable {
     public var pinnedName: String?
 
     /// A listed series.
-    public init(series: SeriesRecord, instances: Int, paid: Int, announcedName: String?, pinnedName: String?) {
+    public init(
+        series: SeriesRecord, instances: Int, accepted: Int, paid: Int, announcedName: String?, pinnedName: String?
+    ) {
         self.series = series
         self.instances = instances
+        self.accepted = accepted
         self.paid = paid
         self.announcedName = announcedName
         self.pinnedName = pinnedName

@@ -43,21 +43,17 @@ enum Formatting {
         return " (announces \"\(other.printable)\") [name changed]"
     }
 
-    /// The state, with "(awaiting payee)" for an unconfirmed payer decision and the reason code when an action lost.
-    static func state(_ payment: PaymentInfo) -> String {
-        var text = payment.state.rawValue
-        if !payment.confirmed { text += " (awaiting payee)" }
-        if let code = payment.reasonCode { text += " [\(code.printable)]" }
-        return text
-    }
+    /// The state in people's words (`StateWords`): "(awaiting payee)" for a payer's decision the payee has not
+    /// confirmed, the reason code when an action lost.
+    static func state(_ payment: PaymentInfo) -> String { StateWords.text(payment) }
 
-    /// A table of payments: short ID (unique among the rows: the daemon lengthens alike ones), direction, peer,
-    /// amount, state, created, memo.
+    /// A table of payments: short ID (unique among the rows: the daemon lengthens alike ones), sale or purchase,
+    /// peer, amount, state, created, memo.
     static func paymentTable(_ payments: [PaymentInfo]) {
-        var table = Table("ID", "DIR", "PEER", "AMOUNT", "STATE", "CREATED", "MEMO")
+        var table = Table("ID", "SIDE", "PEER", "AMOUNT", "STATE", "CREATED", "MEMO")
         for payment in payments {
             table.add(
-                payment.shortID.printable, payment.direction.rawValue, payment.peer.label, amount(payment),
+                payment.shortID.printable, StateWords.side(payment.direction), payment.peer.label, amount(payment),
                 state(payment), localTime(payment.createdAt), payment.memo.printable)
         }
         table.print()

@@ -9,7 +9,8 @@ enum PaymentDecisionCommand {
         _ method: ControlMethod<PaymentParams, PaymentInfo>, _ params: PaymentParams, global: GlobalOptions
     ) async throws {
         global.output(try await global.call(method, params)) { payment in
-            let unconfirmed = payment.confirmed ? "" : " (the payee has not confirmed yet; 'interpay show' will tell)"
+            let unconfirmed =
+                StateWords.awaitsPayee(payment) ? " (the payee has not confirmed yet; 'interpay show' will tell)" : ""
             print(Formatting.outcome(shortID: payment.shortID, state: payment.state.rawValue, unconfirmed))
         }
     }

@@ -21,10 +21,11 @@ struct Stats: AsyncParsableCommand {
     func run() async throws {
         global.output(try await global.call(ControlAPI.stats, StatsParams(period: period, by: by))) { result in
             var table = Table(
-                by.rawValue.uppercased(), "DIR", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
+                by.rawValue.uppercased(), "SIDE", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
             for row in result.rows {
                 table.add(
-                    row.group?.printable ?? "-", row.direction.rawValue, row.currency.printable, String(row.count),
+                    row.group?.printable ?? "-", StateWords.side(row.direction), row.currency.printable,
+                    String(row.count),
                     row.total.printable, row.average.printable, String(row.settledCount), row.settledTotal.printable)
             }
             table.print()

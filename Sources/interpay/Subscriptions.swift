@@ -28,7 +28,7 @@ enum SeriesCommand {
             let terms = ", \(series.amount.printable) \(series.currency.printable) \(every(series))"
             print(
                 Formatting.outcome(
-                    shortID: series.shortID, state: series.state.rawValue, terms, cap, total, undelivered))
+                    shortID: series.shortID, state: StateWords.text(series), terms, cap, total, undelivered))
         }
     }
 
@@ -52,17 +52,20 @@ enum SeriesCommand {
         return ""
     }
 
-    /// A table of series: ID prefix, direction, peer, amount, every, state, cap, next due, requested/paid, memo.
+    /// A table of series: ID prefix, sale or purchase, peer, amount, every, state, cap, next due, the periods
+    /// requested (of the count), accepted and paid, memo.
     static func table(_ rows: [SeriesInfo]) {
-        var table = Table("ID", "DIR", "PEER", "AMOUNT", "EVERY", "STATE", "CAP", "NEXT DUE", "PAID", "MEMO")
+        var table = Table(
+            "ID", "SIDE", "PEER", "AMOUNT", "EVERY", "STATE", "CAP", "NEXT DUE", "REQUESTED", "ACCEPTED", "PAID", "MEMO"
+        )
         for series in rows {
-            let count = series.count.map { "/\($0)" } ?? ""
+            let count = series.count.map { " of \($0)" } ?? ""
             table.add(
-                series.shortID.printable, series.direction.rawValue, series.peer.label,
+                series.shortID.printable, StateWords.side(series.direction), series.peer.label,
                 "\(series.amount.printable) \(series.currency.printable)",
                 series.periodSeconds.map { "\($0) s (test period)" } ?? series.every.printable,
-                series.state.rawValue, series.cap?.printable ?? "-", Formatting.localTime(series.nextDue),
-                "\(series.paid)/\(series.instances)\(count)", series.memo.printable)
+                StateWords.text(series), series.cap?.printable ?? "-", Formatting.localTime(series.nextDue),
+                "\(series.instances)\(count)", String(series.accepted), String(series.paid), series.memo.printable)
         }
         table.print()
     }

@@ -167,14 +167,15 @@ struct GoldenJSONTests {
             id: try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000002")), offer: offer, role: .payee,
             state: .offered, now: Self.created)
         let info = ControlMethods.info(
-            SeriesView(series: record, instances: 0, paid: 0, announcedName: "bob", pinnedName: nil),
+            SeriesView(series: record, instances: 0, accepted: 0, paid: 0, announcedName: "bob", pinnedName: nil),
             peerName: PeerName(announcedName: "bob", pinned: nil), now: Self.created)
         let list = try members(ControlAPI.subscriptions, SeriesList(series: [info]))
         let series = try #require(list["series"]?[0]?.objectValue)
         #expect(
             Set(series.keys) == [
                 "id", "shortID", "direction", "peer", "amount", "currency", "every", "count", "start", "timeZone",
-                "periodSeconds", "memo", "category", "state", "cap", "nextDue", "instances", "paid", "reason",
+                "periodSeconds", "memo", "category", "state", "cap", "nextDue", "instances", "accepted", "paid",
+                "reason",
                 "endedBy", "delivered", "createdAt", "updatedAt", "approvedPeriods", "approvedTotal", "autoAccepted",
                 "autoAcceptedTotal",
             ])

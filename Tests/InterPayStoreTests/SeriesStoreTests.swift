@@ -31,7 +31,7 @@ struct SeriesStoreTests {
         change.series = series
         try await database.apply(change)
         let views = try await database.seriesList()
-        #expect(views.count == 1 && views[0].instances == 1 && views[0].paid == 1)
+        #expect(views.count == 1 && views[0].instances == 1 && views[0].accepted == 1 && views[0].paid == 0)
         #expect(views[0].series == series)
         let stored = try #require(try await database.payment(id: request.id))
         #expect(stored.seriesID == seriesID && stored.seriesIndex == 0)

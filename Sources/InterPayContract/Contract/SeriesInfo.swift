@@ -41,7 +41,9 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
     @Nullable public var nextDue: Int64?
     /// Periods requested so far.
     public var instances: Int64
-    /// Periods paid so far.
+    /// Periods accepted so far (also those since paid or settled).
+    public var accepted: Int64
+    /// Periods paid or settled so far.
     public var paid: Int64
     /// Why it was declined or ended.
     @Nullable public var reason: String?
@@ -68,7 +70,8 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
         every: String,
         count: Int64?,
         start: Int64, timeZone: String, periodSeconds: Int64?, memo: String, category: String?, state: SeriesState,
-        cap: String?, nextDue: Int64?, instances: Int64, paid: Int64, reason: String?, endedBy: String?,
+        cap: String?, nextDue: Int64?, instances: Int64, accepted: Int64, paid: Int64, reason: String?,
+        endedBy: String?,
         delivered: Bool, createdAt: Int64, updatedAt: Int64, approvedPeriods: Int64? = nil,
         approvedTotal: String? = nil, autoAccepted: Int64 = 0, autoAcceptedTotal: String = "0"
     ) {
@@ -89,6 +92,7 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
         self.cap = cap
         self.nextDue = nextDue
         self.instances = instances
+        self.accepted = accepted
         self.paid = paid
         self.reason = reason
         self.endedBy = endedBy

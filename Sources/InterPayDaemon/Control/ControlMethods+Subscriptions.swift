@@ -15,7 +15,8 @@ extension ControlMethods {
         func money(_ text: String?, _ option: String) throws -> Money? {
             guard let text else { return nil }
             do {
-                return try Money(parsing: text, currency: currency)
+                return try Money(
+                    parsing: text, currency: currency, decimalSeparator: params.decimalSeparator ?? .point)
             } catch {
                 throw RPCError.invalidParams("\(option): \(error.description)")
             }
@@ -70,7 +71,7 @@ extension ControlMethods {
     /// `offer {peer, amount, currency, every, count?, start?, memo?, category?}`: offers a series (payee); the CLI's
     /// `subscribe` (the method name `subscribe` is the event stream's).
     func offer(_ params: OfferParams) async throws -> SeriesInfo {
-        let amount = try money(params.amount, params.currency)
+        let amount = try money(params.amount, params.currency, params.decimalSeparator)
         guard let period = SubscriptionPeriod(rawValue: try required(params.every, "every")) else {
             throw RPCError.invalidParams("every is week, month or year")
         }
@@ -118,7 +119,7 @@ extension ControlMethods {
     private func info(_ record: SeriesRecord) async throws -> SeriesInfo {
         let view =
             try await database.seriesList().first { $0.series.id == record.id }
-            ?? SeriesView(series: record, instances: 0, paid: 0, announcedName: nil, pinnedName: nil)
+            ?? SeriesView(series: record, instances: 0, accepted: 0, paid: 0, announcedName: nil, pinnedName: nil)
         return Self.info(view, peerName: seriesPeerName(view), now: .now)
     }
 
@@ -150,7 +151,8 @@ extension ControlMethods {
             count: series.count.map { Int64($0) }, start: series.start.secondsSince1970, timeZone: series.timeZone,
             periodSeconds: series.periodSeconds, memo: series.memo, category: series.category,
             state: series.state, cap: series.capMinor.map(amount), nextDue: nextDue,
-            instances: Int64(view.instances), paid: Int64(view.paid), reason: series.reason,
+            instances: Int64(view.instances), accepted: Int64(view.accepted), paid: Int64(view.paid),
+            reason: series.reason,
             endedBy: series.endedBy?.rawValue, delivered: series.outMessageID == nil,
             createdAt: series.createdAt.secondsSince1970, updatedAt: series.updatedAt.secondsSince1970,
             approvedPeriods: series.approvedPeriods.map { Int64($0) },

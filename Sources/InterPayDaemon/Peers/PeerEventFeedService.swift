@@ -53,7 +53,8 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
                     if case .requestReceived = event { .requestReceived(payment) } else { .paymentUpdated(payment) }
                 publish(kind)
             case .seriesUpdated(let series):
-                let view = SeriesView(series: series, instances: 0, paid: 0, announcedName: nil, pinnedName: nil)
+                let view = SeriesView(
+                    series: series, instances: 0, accepted: 0, paid: 0, announcedName: nil, pinnedName: nil)
                 publish(.seriesUpdated(ControlMethods.info(view, peerName: await name(of: series.peerID), now: .now)))
             case .delivered:
                 break
