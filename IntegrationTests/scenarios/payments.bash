@@ -225,6 +225,11 @@ expect_match "the message names the peer as every surface does, name (SHORTID), 
 expect_exit 2 "a bad amount is a usage error" on alice send bob 1.234 EUR
 expect_exit 2 "a negative amount is a usage error" on alice send bob -1 EUR
 expect_match "it says the amount is negative, not that an argument is missing" "*'-1' is a negative number*" "$last_err"
+expect_exit 2 "an amount whose comma could group thousands is a usage error" on alice send bob 1,250 EUR
+expect_match "it names both readings" "*'1,250' could mean *write 1250 or 1.25*" "$last_err"
+expect_exit 2 "a day that does not exist is a usage error" on alice export --from 2026-02-30
+expect_match "it says the date does not exist, not that the format is wrong" \
+    "*--from 2026-02-30 is not a date or time of the calendar*" "$last_err"
 expect_exit 3 "no daemon: exit 3" "$cli" status --socket "$work/none.sock"
 expect_match "no daemon: the message says how to start it" '*Is it running[?]*' "$last_err"
 if command -v setpriv >/dev/null; then

@@ -40,10 +40,10 @@ struct Export: AsyncParsableCommand {
     func validate() throws {
         guard ["csv", "json"].contains(format) else { throw ValidationError("--format must be csv or json") }
         if let from, Self.time(from, endOfDay: false) == nil {
-            throw ValidationError("--from must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
+            throw DateArgument.error(from, option: "--from", forms: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SSZ"])
         }
         if let to, Self.time(to, endOfDay: true) == nil {
-            throw ValidationError("--to must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ")
+            throw DateArgument.error(to, option: "--to", forms: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SSZ"])
         }
     }
 

@@ -39,7 +39,7 @@ struct Subscribe: AsyncParsableCommand {
             throw ValidationError("--count must be from 1 to \(Limits.maxSeriesCount)")
         }
         if let start, CivilDateTime(parsing: start) == nil {
-            throw ValidationError("--start must be YYYY-MM-DD or YYYY-MM-DDTHH:MM")
+            throw DateArgument.error(start, option: "--start", forms: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM"])
         }
     }
 
