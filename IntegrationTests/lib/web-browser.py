@@ -3,8 +3,10 @@
 chromium-driver and Selenium, nothing downloaded) against the web app of the interpayd in this network namespace. Run
 inside a lan-sandbox host:
 
-  web-browser.py alice WORK CLI SOCKET   requests 12.50 MXN from bob on the Request page, sees it accepted live
-  web-browser.py bob WORK CLI SOCKET     sees the request arrive live in the Inbox, accepts it, checks Sales
+  web-browser.py alice WORK CLI SOCKET   requests 12.50 MXN from bob on the Request page, sees it accepted and paid
+                                         live, confirms Received, downloads the receipt
+  web-browser.py bob WORK CLI SOCKET     sees the request arrive live in the Inbox, accepts it, marks it paid,
+                                         downloads the receipt, checks Sales
   web-browser.py security WORK CLI SOCKET DAEMON  the access checks, with plain HTTP requests
 
 The two browsers meet through files in WORK. Every check prints "PASS ..." or "FAIL ..."; screenshots go to
@@ -67,8 +69,17 @@ def browser():
                  "--lang=es-MX" if role == "bob" else "--lang=en-US",
                  "--no-first-run", "--disable-background-networking", "--disable-component-update"]:
         options.add_argument(flag)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "es-MX,es" if role == "bob" else "en-US,en"})
+    options.add_experimental_option("prefs", {"intl.accept_languages": "es-MX,es" if role == "bob" else "en-US,en",
+                                              # Downloads land in a directory of this role, without asking.
+                                              "download.default_directory": downloads(),
+                                              "download.prompt_for_download": False})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def downloads():
+    path = os.path.join(work, f"downloads-{role}")
+    os.makedirs(path, exist_ok=True)
+    return path
 
 
 def wait(driver, condition, seconds, what):
@@ -97,6 +108,49 @@ def card_state(driver, payment, section):
     return driver.execute_script(
         "const c = document.querySelector(`#${arguments[0]} li[data-payment='${arguments[1]}']`);"
         "return c ? c.dataset.state : null;", section, payment)
+
+
+def card_text(driver, payment, section):
+    return driver.execute_script(
+        "const c = document.querySelector(`#${arguments[0]} li[data-payment='${arguments[1]}']`);"
+        "return c ? c.innerText : '';", section, payment)
+
+
+def press(driver, payment, section, selector):
+    """Clicks `selector` on a payment's card; False when the card has none (yet)."""
+    return driver.execute_script(
+        "const b = document.querySelector(`#${arguments[0]} li[data-payment='${arguments[1]}'] ${arguments[2]}`);"
+        "if (b) b.click(); return !!b;", section, payment, selector)
+
+
+def download_receipt(driver, payment, section, name):
+    """Opens a settled payment's receipt on its card, clicks its download link (the browser saves the file in its
+    download directory), and checks the saved file with `interpay verify-receipt` (offline, no daemon)."""
+    link = f"#{section} li[data-payment='{payment}'] a.receipt-download"
+    found = False
+    for _ in range(5):  # a live redraw of the card may close the panel: open it again
+        press(driver, payment, section, "button.receipt")
+        if wait(driver, lambda d: d.execute_script("return !!document.querySelector(arguments[0])", link), 3,
+                "receipt link"):
+            found = True
+            break
+    check(found, f"{name}: the settled payment's card opens its receipt with a download link")
+    if not found:
+        return
+    filename = f"receipt-{payment[-8:]}.json"
+    path = os.path.join(downloads(), filename)
+    driver.execute_script("document.querySelector(arguments[0]).click()", link)
+    deadline = time.time() + 10
+    while time.time() < deadline and not (os.path.exists(path) and os.path.getsize(path) > 0):
+        time.sleep(0.1)
+    if not os.path.exists(path):
+        check(False, f"{name}: the browser saved {filename} ({os.listdir(downloads())})")
+        return
+    os.replace(path, os.path.join(work, name))
+    result = subprocess.run([cli, "verify-receipt", os.path.join(work, name)], capture_output=True, text=True)
+    check(result.returncode == 0,
+          f"{name}: the receipt the browser saved ({filename}) verifies offline with interpay verify-receipt"
+          f" (exit {result.returncode}: {(result.stdout + result.stderr).strip()})")
 
 
 def alice():
@@ -166,6 +220,21 @@ def alice():
                     "const i = document.getElementById('profile-qr'); return !i.hidden && i.naturalWidth > 0"), 5,
                     "QR code"), "Profile: the peer ID and its QR code (node-qrcode-generator)")
             shot(driver, page)
+        # Settlement in the browser: bob marks it paid on his page; alice sees it and confirms Received.
+        wait_file("bob-paid")
+        driver.get(driver.current_url.split("#")[0] + "#inbox")
+        check(wait(driver, lambda d: card_state(d, payment, "inbox-out") == "paid", 20, "paid on alice's page"),
+              "alice's Inbox shows the payment paid, live")
+        check("Paid with: transfer · SPEI 0042" in card_text(driver, payment, "inbox-out"),
+              "her card says how bob paid and his reference: " + card_text(driver, payment, "inbox-out")
+              .replace("\n", " | "))
+        press(driver, payment, "inbox-out", "button.received")
+        check(wait(driver, lambda d: card_state(d, payment, "inbox-out") == "settled", 20, "settled on alice's page"),
+              "alice confirms Received in the browser: settled")
+        time.sleep(0.5)
+        download_receipt(driver, payment, "inbox-out", "receipt-alice.json")
+        shot(driver, "inbox-alice-settled")
+        signal("alice-settled")
         other_port_server(driver)
         signal("alice-done")
     finally:
@@ -239,6 +308,29 @@ def bob():
         check(wait(driver, lambda d: card_state(d, payment, "inbox-in") == "accepted", 10, "accepted on bob's page"),
               "bob accepts; his Inbox shows it accepted")
         shot(driver, "inbox-bob-accepted")
+        # Once alice's daemon confirmed the acceptance, the card offers Mark paid with a method and a reference.
+        check(wait(driver, lambda d: d.execute_script(
+            "return !!document.querySelector(`#inbox-in li[data-payment='${arguments[0]}'] form.settle`)", payment),
+            20, "Mark paid"), "bob's accepted request offers Mark paid (method and reference)")
+        driver.execute_script("""
+            const form = document.querySelector(`#inbox-in li[data-payment='${arguments[0]}'] form.settle`);
+            form.querySelector('select.paid-method').value = 'transfer';
+            form.querySelector('input.paid-reference').value = 'SPEI 0042';
+            form.querySelector('button.paid').click();""", payment)
+        check(wait(driver, lambda d: card_state(d, payment, "inbox-in") == "paid", 10, "paid on bob's page"),
+              "bob marks it paid by transfer in the browser: "
+              + card_text(driver, payment, "inbox-in").replace("\n", " | "))
+        shot(driver, "inbox-bob-paid")
+        signal("bob-paid")
+        wait_file("alice-settled")
+        check(wait(driver, lambda d: card_state(d, payment, "inbox-in") == "settled"
+                   and d.execute_script("return !!document.querySelector("
+                                        "`#inbox-in li[data-payment='${arguments[0]}'] button.receipt`)", payment),
+                   20, "settled with a receipt on bob's page"),
+              "bob's Inbox shows it settled, with the receipt alice's daemon signed")
+        time.sleep(0.5)
+        download_receipt(driver, payment, "inbox-in", "receipt-bob.json")
+        shot(driver, "inbox-bob-settled")
         wait_file("alice-done")
         driver.get(driver.current_url.split("#")[0] + "#sales")
         Select(driver.find_element(By.ID, "sales-period")).select_by_value("week")

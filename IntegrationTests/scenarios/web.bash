@@ -2,7 +2,9 @@
 # The web app in a real browser: two interpayd on two simulated LAN hosts (scripts/lan-sandbox), a headless Debian
 # chromium in each host's network namespace (no route out), driven with Selenium
 # (IntegrationTests/lib/web-browser.py). alice requests 12.50 MXN from bob on her Request page; bob's open Inbox shows
-# it within 2 s; bob accepts; both pages show it accepted; bob's Sales totals equal `interpay stats --json` and the
+# it within 2 s; bob accepts; both pages show it accepted; bob marks it paid by transfer with a reference, alice sees
+# it and confirms Received, both pages show it settled and each browser downloads the receipt, which
+# `interpay verify-receipt` accepts; bob's Sales totals equal `interpay stats --json` and the
 # chart is drawn; a server on another port of 127.0.0.1 that alice's browser visits gets no session. Then the access
 # checks: no token, the login code, wrong Host, a cross-origin POST, the token file's mode, a
 # non-loopback address. Screenshots of every page are kept in .build/web-screenshots/. Ends with "web: N passed, M

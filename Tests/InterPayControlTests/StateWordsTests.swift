@@ -32,6 +32,11 @@ struct StateWordsTests {
         let payment = Self.payment(state, confirmed: confirmed)
         #expect(StateWords.text(payment) == words)
         #expect(StateWords.awaitsPayee(payment) == words.hasSuffix("(awaiting payee)"))
+        #expect(payment.awaitingPayee == words.hasSuffix("(awaiting payee)"))
+        // The field the web app reads follows the state: once expired, nothing awaits the payee.
+        var later = payment
+        later.state = .expired
+        #expect(!later.awaitingPayee)
     }
 
     @Test("an action that lost to the peer's shows its reason code, escaped")

@@ -24,9 +24,16 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     /// A category for statistics.
     @Nullable public var category: String?
     /// `pending`, `accepted`, `paid`, `settled`, `rejected`, `cancelled` or `expired`.
-    public var state: PaymentState
+    public var state: PaymentState {
+        didSet { awaitingPayee = StateWords.awaitsPayee(state: state, confirmed: confirmed) }
+    }
     /// False while the payer's decision waits for the payee's confirmation.
-    public var confirmed: Bool
+    public var confirmed: Bool {
+        didSet { awaitingPayee = StateWords.awaitsPayee(state: state, confirmed: confirmed) }
+    }
+    /// Whether the payee has yet to confirm this side's accepted, rejected or paid mark: what every surface shows as
+    /// "awaiting payee" (`StateWords`; never for an expired request). Follows `state` and `confirmed`.
+    public private(set) var awaitingPayee: Bool
     /// Why it was rejected or cancelled, in the peer's words.
     @Nullable public var reason: String?
     /// Why a decision lost, e.g. `already-cancelled`.
@@ -76,6 +83,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         self.category = category
         self.state = state
         self.confirmed = confirmed
+        self.awaitingPayee = StateWords.awaitsPayee(state: state, confirmed: confirmed)
         self.reason = reason
         self.reasonCode = reasonCode
         self.converted = converted

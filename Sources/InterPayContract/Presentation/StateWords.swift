@@ -1,4 +1,4 @@
-import InterPayCore
+public import InterPayCore
 
 /// How a payment's and a series' state and direction are said to people: the one rule of the CLI's tables and
 /// outcomes and of `watch` (the web app shows the same states through its translations of the same words; exports
@@ -20,8 +20,13 @@ public enum StateWords {
 
     /// Whether the payee has yet to confirm our decision: only a payer's accepted, rejected or paid mark waits.
     public static func awaitsPayee(_ payment: PaymentInfo) -> Bool {
-        guard !payment.confirmed else { return false }
-        switch payment.state {
+        awaitsPayee(state: payment.state, confirmed: payment.confirmed)
+    }
+
+    /// Whether a payment in `state`, `confirmed` or not, waits for the payee (`PaymentInfo.awaitingPayee`).
+    public static func awaitsPayee(state: PaymentState, confirmed: Bool) -> Bool {
+        guard !confirmed else { return false }
+        switch state {
         case .accepted, .rejected, .paid: return true
         case .pending, .cancelled, .expired, .settled: return false
         }

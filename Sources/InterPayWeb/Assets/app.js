@@ -271,25 +271,86 @@ function clearRequest() {
   $("request-converted").textContent = "";
 }
 
+/** A payment's state in the page's language, with "awaiting payee" where the daemon says so (`awaitingPayee`). */
+function stateText(payment) {
+  return payment.awaitingPayee ? `${t(payment.state)} (${t("awaitingPayee")})` : t(payment.state);
+}
+
+function button(label, method, style, onClick) {
+  const node = element("button", t(label), { type: "button", class: `${style} ${method}` });
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+/**
+ * What can be done with a payment in its state, on its card: accept or reject a request (payer), cancel it (payee);
+ * mark an accepted payment paid with a method and a reference (payer); confirm the money arrived (payee, from
+ * accepted or paid); show and download a settled payment's signed receipt (both sides). Final states have none.
+ */
+function paymentActions(payment) {
+  const incoming = payment.direction === "in";
+  const nodes = [];
+  if (payment.state === "pending") {
+    nodes.push(element("div", "", { class: "muted expiry", "data-expires": payment.expiresAt }));
+    const buttons = incoming
+      ? [["accept", "accept", ""], ["reject", "reject", "secondary"]] : [["cancel", "cancel", "secondary"]];
+    for (const [method, label, style] of buttons) {
+      nodes.push(button(label, method, style, () => act(method, { payment: payment.id }, loadInbox)));
+    }
+  } else if (incoming && payment.state === "accepted" && !payment.awaitingPayee) {
+    const form = element("form", undefined, { class: "settle" });
+    const method = element("select", undefined, { class: "paid-method", "aria-label": t("method") });
+    for (const value of ["cash", "transfer", "card", "other"]) method.append(element("option", t(value), { value }));
+    const reference = element("input", undefined, { class: "paid-reference", maxlength: "140", autocomplete: "off",
+      placeholder: t("reference"), "aria-label": t("reference") });
+    form.append(method, reference, element("button", t("markPaid"), { type: "submit", class: "paid" }));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const params = { payment: payment.id, method: method.value };
+      if (reference.value.trim()) params.reference = reference.value.trim();
+      act("paid", params, loadInbox);
+    });
+    nodes.push(form);
+  } else if (!incoming && (payment.state === "accepted" || payment.state === "paid")) {
+    if (payment.state === "accepted") nodes.push(element("div", t("awaitingPayment"), { class: "muted" }));
+    nodes.push(button("received", "received", "", () => act("received", { payment: payment.id }, loadInbox)));
+  } else if (incoming && payment.state === "paid") {
+    nodes.push(element("div", t("awaitingConfirmation"), { class: "muted" }));
+  } else if (payment.state === "settled" && payment.receipt) {
+    const panel = element("div", undefined, { class: "receipt-panel" });
+    nodes.push(button("receipt", "receipt", "secondary", () => showReceipt(payment, panel)), panel);
+  }
+  return nodes;
+}
+
+/**
+ * A settled payment's receipt on its card: its summary, who signed it, and a link that downloads the signed text
+ * exactly as the daemon keeps it (`receipt-SHORTID.json`), which `interpay verify-receipt` checks offline.
+ */
+async function showReceipt(payment, panel) {
+  const info = await act("receipt", { payment: payment.id });
+  if (!info) return;
+  const link = element("a", t("downloadReceipt"), { class: "receipt-download",
+    href: URL.createObjectURL(new Blob([info.receipt], { type: "application/json" })),
+    download: `receipt-${payment.shortID}.json` });
+  panel.replaceChildren(element("div", info.summary || "", { class: "receipt-summary" }),
+    element("div", payment.direction === "in" ? t("receiptVerified") : t("receiptSigned"), { class: "muted" }),
+    link, element("div", t("verifyOffline"), { class: "muted" }));
+}
+
 function paymentCard(payment) {
   const item = element("li", undefined, { "data-payment": payment.id, "data-state": payment.state });
   item.append(element("div", money(payment.minorUnits, payment.currency), { class: "amount" }),
     element("div", `${payment.direction === "in" ? t("from") : t("to")}: ${peerLabel(payment.peer)}`,
       payment.peer.trust === "paired" ? {} : { class: "unverified" }),
     element("div", payment.memo || ""),
-    element("div", `${t("state")}: ${t(payment.state)}`, { class: "state" }),
+    element("div", `${t("state")}: ${stateText(payment)}`, { class: "state" }),
     element("div", payment.shortID, { class: "mono muted short-id" }));
-  if (payment.state === "pending") {
-    const left = element("div", "", { class: "muted expiry", "data-expires": payment.expiresAt });
-    item.append(left);
-    const buttons = payment.direction === "in"
-      ? [["accept", "accept", ""], ["reject", "reject", "secondary"]] : [["cancel", "cancel", "secondary"]];
-    for (const [method, label, style] of buttons) {
-      const button = element("button", t(label), { type: "button", class: `${style} ${method}` });
-      button.addEventListener("click", () => act(method, { payment: payment.id }, loadInbox));
-      item.append(button);
-    }
+  if (payment.method) {
+    const reference = payment.reference ? ` · ${payment.reference}` : "";
+    item.append(element("div", `${t("paidWith")}: ${t(payment.method)}${reference}`, { class: "muted paid-with" }));
   }
+  item.append(...paymentActions(payment));
   return item;
 }
 
@@ -307,7 +368,7 @@ function updateCards(list, payments) {
   const focused = list.contains(document.activeElement) ? document.activeElement : null;
   const focusKey = focused && {
     payment: focused.closest("li") && focused.closest("li").dataset.payment,
-    method: ["accept", "reject", "cancel"].find((method) => focused.classList.contains(method)),
+    method: ["accept", "reject", "cancel", "paid", "received", "receipt"].find((m) => focused.classList.contains(m)),
   };
   const existing = new Map([...list.children].map((node) => [node.dataset.payment, node]));
   const nodes = payments.map((payment) => {
@@ -337,7 +398,9 @@ function updateCards(list, payments) {
 
 async function loadInbox() {
   const { payments } = await api("list", { limit: 50 });
-  const recent = payments.filter((p) => p.state === "pending" || Date.now() / 1000 - p.updatedAt < 3600);
+  // Open requests and payments still to be settled stay, whatever their age; the rest for an hour after changing.
+  const open = ["pending", "accepted", "paid"];
+  const recent = payments.filter((p) => open.includes(p.state) || Date.now() / 1000 - p.updatedAt < 3600);
   updateCards($("inbox-in"), recent.filter((p) => p.direction === "in"));
   updateCards($("inbox-out"), recent.filter((p) => p.direction === "out"));
   tick();
@@ -363,7 +426,7 @@ async function loadHistory() {
     row.append(element("td", p.shortID, { class: "mono" }),
       element("td", new Date(p.createdAt * 1000).toLocaleString(language)),
       element("td", peerLabel(p.peer), isPaired(p.peer) ? {} : { class: "unverified" }),
-      element("td", money(p.minorUnits, p.currency)), element("td", t(p.state)), element("td", p.memo),
+      element("td", money(p.minorUnits, p.currency)), element("td", stateText(p)), element("td", p.memo),
       element("td", p.quote ? money(p.quote.minorUnits, p.quote.currency) : ""));
     return row;
   }));
