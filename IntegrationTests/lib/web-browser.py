@@ -123,6 +123,24 @@ def press(driver, payment, section, selector):
         "if (b) b.click(); return !!b;", section, payment, selector)
 
 
+def series_state(driver, series):
+    return driver.execute_script(
+        "const c = document.querySelector(`#series-list li[data-series='${arguments[0]}']`);"
+        "return c ? c.dataset.state : null;", series)
+
+
+def series_text(driver, series):
+    return driver.execute_script(
+        "const c = document.querySelector(`#series-list li[data-series='${arguments[0]}']`);"
+        "return c ? c.innerText : '';", series)
+
+
+def press_series(driver, series, selector):
+    return driver.execute_script(
+        "const b = document.querySelector(`#series-list li[data-series='${arguments[0]}'] ${arguments[1]}`);"
+        "if (b) b.click(); return !!b;", series, selector)
+
+
 def download_receipt(driver, payment, section, name):
     """Opens a settled payment's receipt on its card, clicks its download link (the browser saves the file in its
     download directory), and checks the saved file with `interpay verify-receipt` (offline, no daemon)."""
@@ -235,6 +253,30 @@ def alice():
         download_receipt(driver, payment, "inbox-out", "receipt-alice.json")
         shot(driver, "inbox-alice-settled")
         signal("alice-settled")
+        # A subscription in the browser: alice offers, bob approves with a cap on his page, alice ends it.
+        driver.get(driver.current_url.split("#")[0] + "#subscriptions")
+        wait(driver, lambda d: len(Select(d.find_element(By.ID, "offer-peer")).options) > 1, 10, "bob in the picker")
+        offer_picker = Select(driver.find_element(By.ID, "offer-peer"))
+        offer_picker.select_by_value(next(o.get_attribute("value") for o in offer_picker.options
+                                          if o.text.startswith("bob (")))
+        driver.find_element(By.ID, "offer-amount").send_keys("5")
+        driver.find_element(By.ID, "offer-currency").clear()
+        driver.find_element(By.ID, "offer-currency").send_keys("EUR")
+        driver.find_element(By.ID, "offer-count").send_keys("3")
+        driver.find_element(By.ID, "offer-memo").send_keys("gym")
+        driver.find_element(By.ID, "offer-send").click()
+        ok = wait(driver, lambda d: d.find_element(By.ID, "offer-result").get_attribute("data-series"), 10, "offer")
+        series = driver.find_element(By.ID, "offer-result").get_attribute("data-series") if ok else ""
+        check(bool(series), "alice offers bob a subscription of 5 EUR a month, 3 periods, on her Subscriptions page")
+        signal("alice-offered", series)
+        check(wait(driver, lambda d: series_state(d, series) == "approved", 30, "approved on alice's page"),
+              "alice's Subscriptions page shows bob's approval, live: "
+              + series_text(driver, series).replace("\n", " | "))
+        shot(driver, "subscriptions")
+        press_series(driver, series, "button.unsubscribe")
+        check(wait(driver, lambda d: series_state(d, series) == "ended", 10, "ended on alice's page"),
+              "alice ends the subscription in the browser")
+        signal("alice-ended")
         other_port_server(driver)
         signal("alice-done")
     finally:
@@ -331,6 +373,25 @@ def bob():
         time.sleep(0.5)
         download_receipt(driver, payment, "inbox-in", "receipt-bob.json")
         shot(driver, "inbox-bob-settled")
+        series = wait_file("alice-offered")
+        driver.get(driver.current_url.split("#")[0] + "#subscriptions")
+        check(wait(driver, lambda d: series_state(d, series) == "offered", 20, "the offer on bob's page"),
+              "bob's Subscriptions page shows alice's offer with its real period, alice unverified: "
+              + series_text(driver, series).replace("\n", " | "))
+        alice_short = interpay("subscriptions")["series"][0]["peer"]["shortID"]
+        driver.execute_script("""
+            const card = document.querySelector(`#series-list li[data-series='${arguments[0]}']`);
+            card.querySelector('input.approve-cap').value = '6';
+            card.querySelector('input.approve-peer').value = arguments[1];
+            card.querySelector('button.approve').click();""", series, alice_short)
+        check(wait(driver, lambda d: series_state(d, series) == "approved", 10, "approved on bob's page"),
+              "bob approves it in the browser with a cap of 6 EUR, naming alice by her short ID: "
+              + series_text(driver, series).replace("\n", " | "))
+        check(interpay("subscriptions")["series"][0]["cap"] == "6.00", "the approval's cap is 6.00 EUR")
+        shot(driver, "subscriptions-es")
+        wait_file("alice-ended")
+        check(wait(driver, lambda d: series_state(d, series) == "ended", 20, "ended on bob's page"),
+              "bob's page shows the subscription ended by alice, live")
         wait_file("alice-done")
         driver.get(driver.current_url.split("#")[0] + "#sales")
         Select(driver.find_element(By.ID, "sales-period")).select_by_value("week")

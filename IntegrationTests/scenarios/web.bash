@@ -4,7 +4,8 @@
 # (IntegrationTests/lib/web-browser.py). alice requests 12.50 MXN from bob on her Request page; bob's open Inbox shows
 # it within 2 s; bob accepts; both pages show it accepted; bob marks it paid by transfer with a reference, alice sees
 # it and confirms Received, both pages show it settled and each browser downloads the receipt, which
-# `interpay verify-receipt` accepts; bob's Sales totals equal `interpay stats --json` and the
+# `interpay verify-receipt` accepts; alice offers bob a subscription, bob approves it with a cap naming her short ID,
+# alice ends it, each page following live; bob's Sales totals equal `interpay stats --json` and the
 # chart is drawn; a server on another port of 127.0.0.1 that alice's browser visits gets no session. Then the access
 # checks: no token, the login code, wrong Host, a cross-origin POST, the token file's mode, a
 # non-loopback address. Screenshots of every page are kept in .build/web-screenshots/. Ends with "web: N passed, M

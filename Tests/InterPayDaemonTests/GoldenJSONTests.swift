@@ -175,7 +175,8 @@ struct GoldenJSONTests {
         #expect(
             Set(series.keys) == [
                 "id", "shortID", "direction", "peer", "amount", "currency", "every", "count", "start", "timeZone",
-                "periodSeconds", "memo", "category", "state", "cap", "nextDue", "instances", "accepted", "paid",
+                "periodSeconds", "memo", "category", "state", "shownState", "cap", "nextDue", "instances", "accepted",
+                "paid",
                 "reason",
                 "endedBy", "delivered", "createdAt", "updatedAt", "approvedPeriods", "approvedTotal", "autoAccepted",
                 "autoAcceptedTotal",

@@ -51,13 +51,13 @@ public enum ControlAPI {
     /// `web`: the web app's login URL (only on the control socket: it hands out the token).
     public static let web = ControlMethod<NoParams, WebLogin>("web")
     /// `offer`: offer a subscription (the CLI's `subscribe`; `subscribe` is the event stream).
-    public static let offer = ControlMethod<OfferParams, SeriesInfo>("offer")
+    public static let offer = ControlMethod<OfferParams, SeriesInfo>("offer", web: .post)
     /// `approve {series, max?}`: approve a subscription offered to us.
-    public static let approve = ControlMethod<SeriesParams, SeriesInfo>("approve")
+    public static let approve = ControlMethod<SeriesParams, SeriesInfo>("approve", web: .post)
     /// `decline {series, reason?}`: decline a subscription offered to us.
-    public static let decline = ControlMethod<SeriesParams, SeriesInfo>("decline")
+    public static let decline = ControlMethod<SeriesParams, SeriesInfo>("decline", web: .post)
     /// `unsubscribe {series, reason?}`: end a subscription.
-    public static let unsubscribe = ControlMethod<SeriesParams, SeriesInfo>("unsubscribe")
+    public static let unsubscribe = ControlMethod<SeriesParams, SeriesInfo>("unsubscribe", web: .post)
     /// `subscriptions`: every series, both sides.
-    public static let subscriptions = ControlMethod<NoParams, SeriesList>("subscriptions")
+    public static let subscriptions = ControlMethod<NoParams, SeriesList>("subscriptions", web: .get)
 }

@@ -22,7 +22,9 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
     /// calendar period the offer named.
     public var every: String
     /// How many periods; null for no end.
-    @Nullable public var count: Int64?
+    @Nullable public var count: Int64? {
+        didSet { shownState = StateWords.shownState(state, count: count, nextDue: nextDue) }
+    }
     /// When the first period falls due (Unix time).
     public var start: Int64
     /// The time zone the due dates are kept in.
@@ -34,11 +36,17 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
     /// A category for statistics.
     @Nullable public var category: String?
     /// `offered`, `approved`, `declined` or `ended`.
-    public var state: SeriesState
+    public var state: SeriesState {
+        didSet { shownState = StateWords.shownState(state, count: count, nextDue: nextDue) }
+    }
+    /// The state every surface shows (`StateWords`): `ended` also once none of its periods is due any more.
+    public private(set) var shownState: SeriesState
     /// The payer's cap per period, a decimal string.
     @Nullable public var cap: String?
     /// The next due date (Unix time); null when none is left.
-    @Nullable public var nextDue: Int64?
+    @Nullable public var nextDue: Int64? {
+        didSet { shownState = StateWords.shownState(state, count: count, nextDue: nextDue) }
+    }
     /// Periods requested so far.
     public var instances: Int64
     /// Periods accepted so far (also those since paid or settled).
@@ -91,6 +99,7 @@ public struct SeriesInfo: Codable, Sendable, Equatable {
         self.state = state
         self.cap = cap
         self.nextDue = nextDue
+        self.shownState = StateWords.shownState(state, count: count, nextDue: nextDue)
         self.instances = instances
         self.accepted = accepted
         self.paid = paid

@@ -34,12 +34,13 @@ public enum StateWords {
 
     /// The words for a series' state: `ended` once no period is due any more (a declined series stays declined).
     public static func text(_ series: SeriesInfo) -> String {
-        !series.state.isFinal && allPeriodsPast(series) ? SeriesState.ended.rawValue : series.state.rawValue
+        shownState(series.state, count: series.count, nextDue: series.nextDue).rawValue
     }
 
-    /// Whether every period of a series with a count is past (its stored state may not say so yet).
-    public static func allPeriodsPast(_ series: SeriesInfo) -> Bool {
-        series.count != nil && series.nextDue == nil
+    /// The state a series is shown in (`SeriesInfo.shownState`): `ended` where the stored state is not final but
+    /// every period of a series with a count is past (no `nextDue`).
+    public static func shownState(_ state: SeriesState, count: Int64?, nextDue: Int64?) -> SeriesState {
+        !state.isFinal && count != nil && nextDue == nil ? .ended : state
     }
 
     /// `sale` for what we asked to be paid, `purchase` for what we are asked to pay.

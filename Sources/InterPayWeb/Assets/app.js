@@ -171,14 +171,15 @@ function showPairing(pairing) {
  * (an unverified peer is never preselected: anyone can announce a contact's name). A choice still offered is kept.
  */
 function fillPeerPicker() {
-  const select = $("request-peer");
-  const chosen = select.value;
   const offered = peers.filter((peer) => peer.session === "up")
     .sort((a, b) => Number(isPaired(b)) - Number(isPaired(a)) || peerLabel(a).localeCompare(peerLabel(b)));
-  select.replaceChildren(element("option", t("choosePeer"), { value: "", disabled: "", selected: "" }),
-    ...offered.map((peer) => element("option", peerLabel(peer),
-      isPaired(peer) ? { value: peer.id } : { value: peer.id, class: "unverified" })));
-  select.value = offered.some((peer) => peer.id === chosen) ? chosen : "";
+  for (const select of [$("request-peer"), $("offer-peer")]) {
+    const chosen = select.value;
+    select.replaceChildren(element("option", t("choosePeer"), { value: "", disabled: "", selected: "" }),
+      ...offered.map((peer) => element("option", peerLabel(peer),
+        isPaired(peer) ? { value: peer.id } : { value: peer.id, class: "unverified" })));
+    select.value = offered.some((peer) => peer.id === chosen) ? chosen : "";
+  }
 }
 
 async function act(method, params, then) {
@@ -223,10 +224,9 @@ function checkAmount() {
       try {
         const quote = await api("convert", { amount: input.value, from: currency, to,
           decimalSeparator: decimalSeparator() });
-        const [whole, fraction = ""] = quote.from.amount.split(".");
         if (!current()) return resolve(true);
         input.setCustomValidity("");
-        $("request-preview").textContent = money(Number(whole + fraction), quote.from.currency);
+        $("request-preview").textContent = money(minorUnitsOf(quote.from.amount), quote.from.currency);
         if (quote.currency !== quote.from.currency) {
           $("request-converted").textContent = `≈ ${money(quote.minorUnits, quote.currency)}`;
         }
@@ -534,8 +534,99 @@ async function loadRequest() {
   await loadNearby();
 }
 
-const pages = { nearby: loadNearby, request: loadRequest, inbox: loadInbox, history: loadHistory, sales: loadSales,
-  converter: loadConverter, profile: loadProfile };
+/** How often a series falls due, as it really does: "every month", or "every 4 s (test period)". */
+function seriesEvery(series) {
+  return series.periodSeconds ? `${t("every")} ${series.periodSeconds} s (${t("testPeriod")})`
+    : `${t("every")} ${t(series.every).toLowerCase()}`;
+}
+
+/** The minor units of an amount the daemon wrote (`"12.50"`: 1250), without floating point. */
+function minorUnitsOf(amount) {
+  const [whole, fraction = ""] = amount.split(".");
+  return Number(whole + fraction);
+}
+
+/**
+ * A series' card: what, who, how often, its state as every surface shows it (`shownState`), the periods requested,
+ * accepted and paid, the cap; and what can be done in that state: the payer approves an offer within a cap (a peer
+ * that is not paired must be named by its short ID, as `interpay approve --peer` asks), declines it, changes the cap
+ * of an approval, or ends it; the payee ends what it offered.
+ */
+function seriesCard(series) {
+  const incoming = series.direction === "in";
+  const state = series.shownState;
+  const item = element("li", undefined, { "data-series": series.id, "data-state": state });
+  const count = series.count ? ` ${t("of")} ${series.count}` : "";
+  item.append(element("div", `${money(minorUnitsOf(series.amount), series.currency)} ${seriesEvery(series)}`,
+    { class: "amount" }),
+  element("div", `${t(series.direction)} · ${incoming ? t("from") : t("to")}: ${peerLabel(series.peer)}`,
+    isPaired(series.peer) ? {} : { class: "unverified" }),
+  element("div", series.memo || ""),
+  element("div", `${t("state")}: ${t(state)}`, { class: "state" }),
+  element("div", `${t("requestedPeriods")}: ${series.instances}${count} · ${t("acceptedPeriods")}: ${series.accepted}`
+    + ` · ${t("paidPeriods")}: ${series.paid}`, { class: "muted periods" }),
+  element("div", series.shortID, { class: "mono muted short-id" }));
+  if (series.cap) item.append(element("div", `${t("cap")}: ${series.cap} ${series.currency}`, { class: "muted cap" }));
+  if (series.nextDue) {
+    item.append(element("div", `${t("nextDue")}: ${new Date(series.nextDue * 1000).toLocaleString(language)}`,
+      { class: "muted" }));
+  }
+  if (incoming && (state === "offered" || state === "approved")) {
+    const form = element("form", undefined, { class: "approve-form" });
+    const cap = element("input", undefined, { class: "approve-cap", inputmode: "decimal", autocomplete: "off",
+      value: series.cap || series.amount, "aria-label": t("cap") });
+    form.append(element("label", t("cap")), cap);
+    let named = null;
+    if (!isPaired(series.peer) && state === "offered") {
+      named = element("input", undefined, { class: "approve-peer", autocomplete: "off", "aria-label": t("namePeer"),
+        placeholder: series.peer.shortID.replace(/./g, "?") });
+      form.append(element("label", t("namePeer")), named);
+    }
+    form.append(element("button", t(state === "offered" ? "approve" : "changeCap"), { type: "submit", class: "approve" }));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const params = { series: series.id, max: cap.value, decimalSeparator: decimalSeparator() };
+      if (named) params.peer = named.value.trim();
+      act("approve", params, loadSubscriptions);
+    });
+    item.append(form);
+  }
+  if (incoming && state === "offered") {
+    item.append(button("decline", "decline", "secondary", () => act("decline", { series: series.id },
+      loadSubscriptions)));
+  } else if (state === "offered" || state === "approved") {
+    item.append(button("endSeries", "unsubscribe", "secondary", () => act("unsubscribe", { series: series.id },
+      loadSubscriptions)));
+  }
+  return item;
+}
+
+async function loadSubscriptions() {
+  await loadNearby();
+  const { series } = await api("subscriptions");
+  const focused = document.activeElement;
+  // A form the user is typing in is not redrawn under the cursor.
+  if (focused && focused.closest && focused.closest("#series-list form")) return;
+  $("series-list").replaceChildren(...series.map(seriesCard));
+}
+
+async function offerSeries(event) {
+  event.preventDefault();
+  const params = { peer: $("offer-peer").value, amount: $("offer-amount").value, currency:
+    $("offer-currency").value.trim().toUpperCase(), every: $("offer-every").value, memo: $("offer-memo").value,
+    decimalSeparator: decimalSeparator() };
+  if ($("offer-count").value) params.count = Number($("offer-count").value);
+  const series = await act("offer", params);
+  if (series) {
+    $("offer-result").textContent = `${t("offered")} (${series.shortID}): ${peerLabel(series.peer)}`;
+    $("offer-result").dataset.series = series.id;
+    for (const id of ["offer-amount", "offer-memo", "offer-count"]) $(id).value = "";
+    await loadSubscriptions();
+  }
+}
+
+const pages = { nearby: loadNearby, request: loadRequest, inbox: loadInbox, subscriptions: loadSubscriptions,
+  history: loadHistory, sales: loadSales, converter: loadConverter, profile: loadProfile };
 
 async function show() {
   const page = (location.hash || "#inbox").slice(1);
@@ -585,6 +676,7 @@ $("request-form").addEventListener("submit", sendRequest);
 $("request-amount").addEventListener("input", checkAmount);
 $("request-currency").addEventListener("input", checkAmount);
 $("history-form").addEventListener("change", loadHistory);
+$("offer-form").addEventListener("submit", offerSeries);
 $("sales-period").addEventListener("change", loadSales);
 $("convert-form").addEventListener("submit", convert);
 $("currency-form").addEventListener("submit", saveCurrency);
