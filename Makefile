@@ -4,7 +4,7 @@ PYTHON ?= python3
 SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests check debug-checks scenarios soak churn lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
-	test-payments test-web test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
+	test-payments test-web test-notifications test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
 	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-smoke-run bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke bench-micro-smoke-run fuzz fuzz-build test-fuzz
 
@@ -86,7 +86,7 @@ build-tests: deps
 RUN_SCENARIOS := IntegrationTests/run
 HOSTILE := $(patsubst IntegrationTests/hostile/scenario_%.py,hostile/%,$(wildcard IntegrationTests/hostile/scenario_*.py))
 SCENARIOS := soak hostile/sessions hostile/flood crash partition hostile/pairing discovery-swift \
-	bad-input payments web receipts subscriptions discovery discovery-flood shutdown shutdown-lan \
+	bad-input payments web receipts subscriptions notifications discovery discovery-flood shutdown shutdown-lan \
 	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest service
 CHECK_SCENARIOS := payments receipts subscriptions bad-input $(HOSTILE) service
 SCENARIO_JOBS ?= 3
@@ -168,6 +168,9 @@ test-payments: build-tests ## two daemons on two sandbox hosts driven through th
 
 test-web: build-tests ## the web app in headless chromium on two sandbox hosts (Selenium), and its access checks
 	IntegrationTests/scenarios/web.bash
+
+test-notifications: build-tests ## desktop notifications on a private session bus: a request told, Accept on it accepts
+	IntegrationTests/scenarios/notifications.bash
 
 test-receipts: build-tests ## settlement and signed receipts through the real CLI; verify-receipt on a host with no daemon
 	IntegrationTests/scenarios/receipts.bash

@@ -47,6 +47,9 @@ struct ConfigurationTests {
                 enabled = true
                 listen = "localhost:8080"
 
+                [notifications]
+                desktop = false
+
                 [receipts]
                 enabled = false
 
@@ -85,6 +88,7 @@ struct ConfigurationTests {
         #expect(configuration.socketPath == "/run/custom.sock" && configuration.socketGroupID == 0)
         #expect(configuration.webListen?.description == "127.0.0.1:8080")
         #expect(!configuration.receipts)
+        #expect(!configuration.desktopNotifications)
         #expect(!configuration.discoveryEnabled)
         #expect(configuration.staticPeers.map(\.description) == ["192.0.2.7:7420", "[2001:db8::5]:7420"])
         #expect(configuration.maxFrameSize == 8_192)

@@ -102,7 +102,8 @@ public enum Daemon {
                 throw .web(error.description)
             }
         }
-        let methods = ControlDispatcher(ControlMethods(services: services, startedAt: .now, webAccess: webAccess))
+        let service = ControlMethods(services: services, startedAt: .now, webAccess: webAccess)
+        let methods = ControlDispatcher(service)
         let control = ControlSocketService(
             server: ControlServer(
                 configuration: ControlServerConfiguration(
@@ -124,6 +125,18 @@ public enum Daemon {
                     onFailure: { failure in shared.webFailure = failure.description }))
         }
         let retention = RetentionService(database: database, retention: configuration.ledgerRetention, logger: logger)
+        var desktop: [any Service] = []
+        if configuration.desktopNotifications,
+            let notifications = GDBusNotifications.available(environment: environment)
+        {
+            desktop.append(
+                DesktopNotificationService(
+                    notifications: notifications, broadcaster: broadcaster,
+                    answer: { payment, accept in
+                        let params = PaymentParams(payment: payment)
+                        _ = try await accept ? service.accept(params) : service.reject(params)
+                    }, logger: logger))
+        }
         // How each service's end is taken. The peer sessions ending or failing ends the daemon (a failed listener
         // with an error, for the supervisor to restart it); the others only end by graceful shutdown, and should
         // one end before it, the daemon shuts down gracefully rather than run on without it.
@@ -148,7 +161,7 @@ public enum Daemon {
                     services: services, readiness: readiness, resolutionPriority: resolutionPriority, logger: logger))
         }
         let all: [any Service] =
-            [StateDirectoryService(lock: lock), HangupService(logger: logger)] + peers + [retention] + web + [
+            [StateDirectoryService(lock: lock), HangupService(logger: logger)] + peers + [retention] + desktop + web + [
                 control, notify,
             ]
         return all.map { ending($0, failing: .cancelGroup) }

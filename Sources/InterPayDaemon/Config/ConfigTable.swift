@@ -80,6 +80,9 @@ extension ConfigKey {
                 throw ConfigProblem(error.description)
             }
         },
+        .bool("notifications.desktop", flag: .off("--no-desktop-notifications"), default: .value(true)) {
+            $0.desktopNotifications = $1
+        },
         .bool("receipts.enabled", flag: .off("--no-receipts"), default: .value(true)) { $0.receipts = $1 },
         .bool("discovery.enabled", flag: .off("--no-discovery"), default: .value(true)) { $0.discoveryEnabled = $1 },
         .strings("discovery.peers", flag: .value("--peer"), default: .value([])) {

@@ -29,6 +29,9 @@ public struct DaemonConfiguration: Sendable {
     public var socketGroupID: UInt32?
     /// Whether the web app is served (`web.enabled`).
     public var webEnabled: Bool = true
+    /// Whether a request, an offer or a pairing attempt is shown as a desktop notification on the user's session
+    /// bus, when there is one (`notifications.desktop`).
+    public var desktopNotifications: Bool = true
     /// Where the web app listens when it is served, always a loopback address (`web.listen`).
     public var webAddress: WebListenAddress = .default
     /// Where the web app listens, or nil when it is off (`--no-web`); setting nil turns it off.

@@ -48,6 +48,9 @@ public struct DaemonFlags: ParsableArguments {
     @Flag(help: "Do not serve the web app.")
     var noWeb = false
 
+    @Flag(help: "No desktop notification when a request, an offer or a pairing attempt arrives.")
+    var noDesktopNotifications = false
+
     @Flag(
         help: ArgumentHelp(
             "Do not settle with signed receipts (receipts.enabled = false).",
