@@ -319,6 +319,22 @@ def bob():
     driver = browser()
     try:
         open_app(driver, "inbox")
+        check(driver.find_element(By.ID, "notify-toggle").is_displayed(),
+              "bob's page offers to notify him (the browser asks only after his click)")
+        # bob allowed notifications (as clicking "Avisarme" would); the page's Notification calls are recorded.
+        origin = driver.current_url.split("/#")[0]
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})
+        driver.refresh()
+        wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), 10, "page ready")
+        driver.execute_script("""
+            window.shownNotifications = [];
+            const Real = window.Notification;
+            window.Notification = class extends Real {
+              constructor(title, options) { super(title, options); window.shownNotifications.push([title, options.body]); }
+            };""")
+        check(driver.execute_script("return Notification.permission") == "granted"
+              and not driver.find_element(By.ID, "notify-toggle").is_displayed(),
+              "once allowed, the offer to notify is gone")
         signal("bob-ready")
         sent = json.loads(wait_file("alice-sent"))
         payment = sent["payment"]
@@ -332,6 +348,10 @@ def bob():
               "bob's Inbox (Spanish) names alice with her short ID, marked [sin verificar], and the payment's short ID: "
               + card.replace("\n", " | "))
         shot(driver, "inbox")
+        shown = driver.execute_script("return window.shownNotifications")
+        check(any(title == "Solicitud de pago" and body.startswith("alice (") and "[sin verificar] te pide $12.50" in body
+                  and body.endswith(": tacos") for title, body in shown),
+              f"bob's browser shows a notification of the request, naming alice as every view does ({shown})")
         # A live event redraws the Inbox: the focused Accept button keeps the focus (the card is updated in place).
         driver.execute_script(
             "document.querySelector(`#inbox-in li[data-payment='${arguments[0]}'] button.accept`).focus()", payment)

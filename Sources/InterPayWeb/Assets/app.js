@@ -641,6 +641,47 @@ async function show() {
   document.body.dataset.ready = "true";
 }
 
+/**
+ * Notifications of this page: the browser asks the user once, and only from a click (browsers allow no other
+ * way), so the header has a "Notify me" button while the choice is still open.
+ */
+function setUpNotifications() {
+  const toggle = $("notify-toggle");
+  const open = () => "Notification" in window && Notification.permission === "default";
+  toggle.hidden = !open();
+  toggle.addEventListener("click", async () => {
+    await Notification.requestPermission();
+    toggle.hidden = !open();
+  });
+}
+
+/**
+ * Tells the user of a daemon event that needs them, the ones the desktop is told of (a request to pay, an offer,
+ * a pairing attempt), when the user allowed it; the peer as every view names it. Clicking it opens the page.
+ */
+function notify(event) {
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  let title;
+  let body;
+  let page;
+  if (event.event === "request-received" && event.payment.state === "pending") {
+    const memo = event.payment.memo ? `: ${event.payment.memo}` : "";
+    [title, page] = [t("notifyRequest"), "inbox"];
+    body = `${peerLabel(event.payment.peer)} ${t("asksYou")} ${money(event.payment.minorUnits, event.payment.currency)}${memo}`;
+  } else if (event.event === "series-updated" && event.series.direction === "in" && event.series.shownState === "offered") {
+    [title, page] = [t("notifyOffer"), "subscriptions"];
+    body = `${peerLabel(event.series.peer)}: ${money(minorUnitsOf(event.series.amount), event.series.currency)} `
+      + seriesEvery(event.series);
+  } else if (event.event === "pairing-requested") {
+    [title, page] = [t("notifyPairing"), "nearby"];
+    body = peerLabel(event.peer);
+  } else {
+    return;
+  }
+  const shown = new Notification(title, { body, tag: event.payment ? event.payment.id : undefined });
+  shown.onclick = () => { window.focus(); location.hash = `#${page}`; };
+}
+
 /** Reads /api/events (Server-Sent Events) with the session in a header, which EventSource cannot send, and
  * redraws the page on each event; reconnects after 3 s when the stream ends or fails. */
 async function listen() {
@@ -656,7 +697,12 @@ async function listen() {
           buffered += value;
           const events = buffered.split("\n\n");
           buffered = events.pop();
-          if (!events.some((event) => event.split("\n").some((line) => line.startsWith("data:")))) continue;
+          const data = events.map((event) => event.split("\n").filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5)).join("\n")).filter((text) => text);
+          if (!data.length) continue;
+          for (const text of data) {
+            try { notify(JSON.parse(text)); } catch { /* not an event this page knows: nothing to tell */ }
+          }
           const page = document.body.dataset.page;
           if (pages[page] && page !== "converter") pages[page]().catch((error) => notice(error.message));
         }
@@ -682,6 +728,7 @@ $("convert-form").addEventListener("submit", convert);
 $("currency-form").addEventListener("submit", saveCurrency);
 window.addEventListener("hashchange", show);
 setInterval(tick, 1000);
+setUpNotifications();
 translate();
 listen();
 show();

@@ -31,6 +31,8 @@ export const strings = {
     paidPeriods: "Paid", cap: "Cap per period", nextDue: "Next due", approve: "Approve", changeCap: "Change the cap",
     decline: "Decline", endSeries: "End", testPeriod: "test period", seconds: "seconds",
     namePeer: "Not paired: type its short ID to approve",
+    notifyMe: "Notify me", notifyRequest: "Payment request", asksYou: "asks you to pay",
+    notifyOffer: "Subscription offered", notifyPairing: "Pairing request",
   },
   es: {
     language: "Idioma", nearby: "Cerca", request: "Cobrar", inbox: "Bandeja", history: "Historial", sales: "Ventas",
@@ -66,5 +68,7 @@ export const strings = {
     approve: "Aprobar", changeCap: "Cambiar el tope", decline: "Rechazar", endSeries: "Terminar",
     testPeriod: "periodo de prueba", seconds: "segundos",
     namePeer: "Sin emparejar: escribe su ID corto para aprobar",
+    notifyMe: "Avisarme", notifyRequest: "Solicitud de pago", asksYou: "te pide",
+    notifyOffer: "Suscripción ofrecida", notifyPairing: "Solicitud de emparejamiento",
   },
 };
