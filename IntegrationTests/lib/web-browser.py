@@ -110,6 +110,42 @@ def card_state(driver, payment, section):
         "return c ? c.dataset.state : null;", section, payment)
 
 
+PAGES = ["nearby", "request", "inbox", "subscriptions", "history", "sales", "converter", "profile"]
+
+
+def audit_pages(driver, language):
+    """axe-core (as PyPI's axe-selenium-python ships it) on every page of the app, at 390 and 1280 px wide and in the
+    dark theme (the system's preference, emulated): no serious or critical violation, no page wider than the
+    screen. Screenshots of each page in each."""
+    from axe_selenium_python import Axe
+    found = []
+    base = driver.current_url.split("#")[0]
+    try:
+        for width, scheme in ((390, "light"), (1280, "light"), (390, "dark")):
+            driver.set_window_size(width, 900)
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                   {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            for page in PAGES:
+                driver.get(base + "#" + page)
+                wait(driver, lambda d: d.execute_script(f"return document.body.dataset.page === '{page}'"), 10, page)
+                time.sleep(0.3)
+                axe = Axe(driver)
+                axe.inject()
+                for violation in axe.run()["violations"]:
+                    if violation["impact"] in ("serious", "critical"):
+                        found.append(f"{page}@{width}/{scheme}: {violation['id']} ({len(violation['nodes'])} nodes)")
+                overflow = driver.execute_script(
+                    "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+                if overflow:
+                    found.append(f"{page}@{width}/{scheme}: the page is wider than the screen")
+                shot(driver, f"{page}-{language}-{width}-{scheme}")
+    finally:
+        driver.set_window_size(420, 900)
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    check(not found, f"axe-core ({language}): no serious or critical violation and no page wider than the screen on"
+                     f" any of {len(PAGES)} pages at 390 and 1280 px, light and dark ({found})")
+
+
 def card_text(driver, payment, section):
     return driver.execute_script(
         "const c = document.querySelector(`#${arguments[0]} li[data-payment='${arguments[1]}']`);"
@@ -277,6 +313,7 @@ def alice():
         check(wait(driver, lambda d: series_state(d, series) == "ended", 10, "ended on alice's page"),
               "alice ends the subscription in the browser")
         signal("alice-ended")
+        audit_pages(driver, "en")
         other_port_server(driver)
         signal("alice-done")
     finally:
@@ -431,6 +468,9 @@ def bob():
             const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
             let n = 0; for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++; return n;""")
         check(pixels > 500, f"the Sales chart is drawn ({pixels} non-blank pixels)")
+        charted = driver.find_element(By.ID, "sales-chart").get_attribute("data-currencies").split()
+        check(set(charted) >= {r["currency"] for r in stats} and len(charted) >= 2,
+              f"the Sales chart has a line for every currency ({charted}; stats: {sorted({r['currency'] for r in stats})})")
         check(driver.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Ventas"
               and "$12.50" in driver.find_element(By.ID, "sales-rows").text,
               "Spanish from Accept-Language (es-MX): 'Ventas', amounts as es-MX ($12.50): "
@@ -440,6 +480,8 @@ def bob():
         check(wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Sales", 5,
                    "en"), "switched to English: 'Sales'")
         shot(driver, "sales-bob")
+        Select(driver.find_element(By.ID, "language")).select_by_value("es")
+        audit_pages(driver, "es")
     finally:
         driver.quit()
 

@@ -449,24 +449,33 @@ async function loadSales() {
   const days = period === "week" ? 7 : 30;
   const { payments } = await api("list", { limit: 2000 });
   const counted = payments.filter((p) => ["accepted", "paid", "settled"].includes(p.state));
-  const currency = rows.length ? rows[0].currency : (counted[0] || {}).currency || "MXN";
+  // One line per currency (amounts of different currencies are never added), each day's total as a point joined
+  // by straight segments: the chart draws what was sold, not a smoothed curve between days.
+  const currencies = [...new Set([...rows.map((row) => row.currency), ...counted.map((p) => p.currency)])].sort();
   const labels = [];
-  const totals = [];
+  const starts = [];
   const today = new Date(); today.setHours(0, 0, 0, 0);
   for (let day = days - 1; day >= 0; day--) {
     const start = new Date(today); start.setDate(today.getDate() - day);
-    const end = new Date(start); end.setDate(start.getDate() + 1);
+    starts.push(start);
     labels.push(start.toLocaleDateString(language, { month: "short", day: "numeric" }));
-    const sum = counted.filter((p) => p.currency === currency && p.createdAt * 1000 >= start && p.createdAt * 1000 < end)
-      .reduce((total, p) => total + p.minorUnits, 0);
-    totals.push(sum / 10 ** decimals(currency));
   }
+  const colours = ["#0b3d91", "#b3261e", "#1b6e20", "#7a4b00", "#5b2a86", "#006874"];
+  const datasets = currencies.map((currency, index) => ({
+    label: `${t("total")} ${currency}`, tension: 0, fill: false, borderColor: colours[index % colours.length],
+    backgroundColor: colours[index % colours.length],
+    data: starts.map((start) => {
+      const end = new Date(start); end.setDate(start.getDate() + 1);
+      return counted.filter((p) => p.currency === currency && p.createdAt * 1000 >= start && p.createdAt * 1000 < end)
+        .reduce((total, p) => total + p.minorUnits, 0) / 10 ** decimals(currency);
+    }),
+  }));
+  $("sales-chart").dataset.currencies = currencies.join(" ");
   if (!window.Chart) { notice(t("noChart")); return; }
   if (chart) chart.destroy();
   chart = new window.Chart($("sales-chart"), {
     type: "line",
-    data: { labels, datasets: [{ label: `${t("total")} ${currency}`, data: totals, fill: true, tension: 0.2,
-      borderColor: "#0b3d91", backgroundColor: "rgba(11, 61, 145, 0.25)" }] },
+    data: { labels, datasets },
     options: { animation: false, responsive: false, scales: { y: { beginAtZero: true } } },
   });
 }
