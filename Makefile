@@ -5,7 +5,7 @@ SANDBOX := scripts/lan-sandbox
 
 .PHONY: all deps build build-tests check debug-checks scenarios soak churn lint-scripts test test-swift test-vectors test-sandbox test-discovery-swift test-discovery \
 	test-payments test-web test-notifications test-receipts test-subscriptions test-service test-bad-input test-hostile test-install test-crash test-partition demo format lint clean help \
-	release stage install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-smoke-run bench-lan bench-lan-hosts bench-micro \
+	release stage man install uninstall deb deps-deb test-deb bench bench-build bench-smoke bench-smoke-run bench-lan bench-lan-hosts bench-micro \
 	bench-micro-smoke bench-micro-smoke-run fuzz fuzz-build test-fuzz
 
 # Installation: `make install PREFIX=/usr/local DESTDIR=` (README.md, "Install").
@@ -59,6 +59,8 @@ INSTALLED_FILES = $(BINDIR)/interpayd $(BINDIR)/interpay \
 	$(MANDIR)/man1/interpayd.1 $(MANDIR)/man1/interpay.1 \
 	$(BASHCOMPDIR)/interpayd $(BASHCOMPDIR)/interpay $(ZSHCOMPDIR)/_interpayd $(ZSHCOMPDIR)/_interpay \
 	$(FISHCOMPDIR)/interpayd.fish $(FISHCOMPDIR)/interpay.fish
+# The man pages' date: the release's, from debian/changelog, so that a page generated again is the same file.
+MAN_DATE = $$(date -u -d "$$(dpkg-parsechangelog -S Date)" +%F)
 # Generated files (units with @BINDIR@ substituted, man pages, completions) are staged here before installing.
 STAGE := .build/install-stage
 
@@ -298,10 +300,18 @@ stage: release
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/interpayd.service >$(STAGE)/user/interpayd.service
 	set -e; bin=$$($(SWIFT_RELEASE) --show-bin-path); \
 	for tool in interpayd interpay; do \
-		"$$bin/generate-manual" "$$bin/$$tool" --output-directory $(STAGE)/man; \
+		"$$bin/generate-manual" "$$bin/$$tool" --date $(MAN_DATE) --output-directory $(STAGE)/man; \
 		for shell in bash zsh fish; do \
 			"$$bin/$$tool" --generate-completion-script $$shell >$(STAGE)/completions/$$tool.$$shell; \
 		done; \
+	done
+
+# The man pages also live in the repository (docs/interpay.1, docs/interpayd.1), so that `man ./docs/interpay.1`
+# works before installing; `make test-install` fails when they differ from what the binaries generate.
+man: build ## regenerate docs/interpay.1 and docs/interpayd.1 from the binaries' help
+	$(SWIFT) build --product generate-manual
+	set -e; for tool in interpayd interpay; do \
+		.build/debug/generate-manual .build/debug/$$tool --date $(MAN_DATE) --output-directory docs; \
 	done
 
 install: stage ## install binaries, systemd units, man pages, completions into $(DESTDIR)$(PREFIX) (default /usr/local)
