@@ -207,6 +207,14 @@ if eventually 5 is_state bob "$id" pending && ! on bob list --direction in | gre
 else
     fail "after pairing: bob $(state bob "$id" 2>&1)"
 fi
+expect_exit 0 "bob renames alice" on bob rename alice "Alice at the bakery"
+out=$(on bob list --direction in)
+if [[ $out == *"Alice at the bakery ("* && $out != *"name changed"* ]]; then
+    pass "bob's own rename shows alice under his name, not flagged as her name changing"
+else
+    fail "after rename: $out"
+fi
+expect_exit 0 "and back to the name she announces" on bob rename "$(on alice status --json | json_get shortID)" alice
 stop_daemon bob
 start_daemon 2 bob "${bob_flags[@]}"
 expect_eq "the pairing survives a restart" paired "$(peer_trust bob alice state)"

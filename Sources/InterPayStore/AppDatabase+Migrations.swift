@@ -22,6 +22,7 @@ extension AppDatabase {
         migrator.registerMigration("v13-pending-request-counts", migrate: migrateV13PendingRequestCounts)
         migrator.registerMigration("v14-series-approval-totals", migrate: migrateV14SeriesApprovalTotals)
         migrator.registerMigration("v15-retention", migrate: migrateV15Retention)
+        migrator.registerMigration("v16-acknowledged-names", migrate: migrateV16AcknowledgedNames)
         return migrator
     }
 
@@ -464,6 +465,15 @@ extension AppDatabase {
     /// v15: retention (`AppDatabase.prune`). The event log stays append-only for every payment that is part of the
     /// books or still open; the events of a rejected, cancelled or expired payment may go with their payment once
     /// retention removes it, and each removal leaves a summary row in `ledgerPrune` (with the peers it forgot).
+    /// The name a paired peer announced when the user last named it (pairing or `rename`): a rename of the user's
+    /// own is not flagged as the peer's name changing; only a later different announcement is.
+    private static func migrateV16AcknowledgedNames(_ db: Database) throws {
+        try db.alter(table: "trustedPeer") { t in
+            t.add(column: "acknowledgedName", .text).check(
+                sql: "acknowledgedName IS NULL OR length(acknowledgedName) <= 63")
+        }
+    }
+
     private static func migrateV15Retention(_ db: Database) throws {
         try db.execute(
             sql: """

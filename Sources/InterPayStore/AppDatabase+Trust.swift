@@ -23,11 +23,15 @@ extension AppDatabase {
         }
     }
 
-    /// Changes the name a paired peer is shown under; false if it is not paired.
-    public func renameTrustedPeer(_ peerID: PeerID, to name: String) async throws(StoreError) -> Bool {
+    /// Changes the name a paired peer is shown under, noting the name it `announced` then (its own name is no longer
+    /// flagged as a change); false if it is not paired.
+    public func renameTrustedPeer(
+        _ peerID: PeerID, to name: String, acknowledging announced: String? = nil
+    ) async throws(StoreError) -> Bool {
         try await write("rename peer \(peerID.shortDescription)") { db in
             guard var record = try TrustedPeerRecord.fetchOne(db, key: peerID.description) else { return false }
             record.name = String(name.unicodeScalars.prefix(Limits.maxNameLength))
+            record.acknowledgedName = announced.map { String($0.unicodeScalars.prefix(Limits.maxNameLength)) }
             try record.update(db)
             return true
         }

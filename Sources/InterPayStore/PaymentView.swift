@@ -10,6 +10,8 @@ public struct PaymentView: Sendable, Hashable {
     public var announcedName: String?
     /// The name pinned when pairing, if the peer is paired.
     public var pinnedName: String?
+    /// What a paired peer announced when the user renamed it (`TrustedPeerRecord.acknowledgedName`).
+    public var acknowledgedName: String? = nil
 }
 
 /// One payment with its whole event log (`AppDatabase.paymentDetail(idPrefix:)`).
@@ -78,21 +80,25 @@ extension AppDatabase {
                 db,
                 sql: """
                     SELECT (SELECT name FROM peer WHERE peerID = ?) AS announcedName,
-                        (SELECT name FROM trustedPeer WHERE peerID = ?) AS pinnedName
+                        (SELECT name FROM trustedPeer WHERE peerID = ?) AS pinnedName,
+                        (SELECT acknowledgedName FROM trustedPeer WHERE peerID = ?) AS acknowledgedName
                     """,
-                arguments: [peer, peer])
-            return [row?["announcedName"], row?["pinnedName"]]
+                arguments: [peer, peer, peer])
+            return [row?["announcedName"], row?["pinnedName"], row?["acknowledgedName"]]
         }
-        return PaymentView(record: record, announcedName: names[0], pinnedName: names[1])
+        return PaymentView(
+            record: record, announcedName: names[0], pinnedName: names[1], acknowledgedName: names[2])
     }
 
     private static let paymentViewSelect = """
-        SELECT payment.*, peer.name AS announcedName, trustedPeer.name AS pinnedName FROM payment
+        SELECT payment.*, peer.name AS announcedName, trustedPeer.name AS pinnedName,
+            trustedPeer.acknowledgedName AS acknowledgedName FROM payment
         LEFT JOIN peer ON peer.peerID = payment.peerID LEFT JOIN trustedPeer ON trustedPeer.peerID = payment.peerID
         """
 
     private static func paymentView(_ row: Row) throws -> PaymentView {
         PaymentView(
-            record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"])
+            record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"],
+            acknowledgedName: row["acknowledgedName"])
     }
 }

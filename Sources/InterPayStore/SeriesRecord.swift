@@ -171,10 +171,13 @@ public struct SeriesView: Sendable, Hashable {
     public var announcedName: String?
     /// The name pinned when pairing, if the peer is paired.
     public var pinnedName: String?
+    /// What a paired peer announced when the user renamed it (`TrustedPeerRecord.acknowledgedName`).
+    public var acknowledgedName: String?
 
     /// A listed series.
     public init(
-        series: SeriesRecord, instances: Int, accepted: Int, paid: Int, announcedName: String?, pinnedName: String?
+        series: SeriesRecord, instances: Int, accepted: Int, paid: Int, announcedName: String?, pinnedName: String?,
+        acknowledgedName: String? = nil
     ) {
         self.series = series
         self.instances = instances
@@ -182,5 +185,6 @@ public struct SeriesView: Sendable, Hashable {
         self.paid = paid
         self.announcedName = announcedName
         self.pinnedName = pinnedName
+        self.acknowledgedName = acknowledgedName
     }
 }

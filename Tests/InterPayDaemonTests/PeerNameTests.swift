@@ -38,4 +38,20 @@ struct PeerNameTests {
         #expect(names[dave]?.paired == true)
         #expect(names[erin]?.announced == nil)
     }
+
+    @Test("the user's own rename is not flagged; a name the peer announces after it is")
+    func ownRename() throws {
+        let bob = try PeerID(bytes: [UInt8](repeating: 0x22, count: 32))
+        let seen = Timestamp(secondsSince1970: 1_700_000_000)
+        var record = TrustedPeerRecord(peerID: bob, name: "Bob the plumber", pairedAt: seen)
+        record.acknowledgedName = "bob"
+        let renamed = PeerName.all(
+            peers: [PeerRecord(peerID: bob, name: "bob", address: nil, seenAt: seen)], sessions: [],
+            trusted: [bob: record])
+        #expect(renamed[bob]?.shown == "Bob the plumber" && renamed[bob]?.announced == nil)
+        let changed = PeerName.all(
+            peers: [PeerRecord(peerID: bob, name: "landlord", address: nil, seenAt: seen)], sessions: [],
+            trusted: [bob: record])
+        #expect(changed[bob]?.shown == "Bob the plumber" && changed[bob]?.announced == "landlord")
+    }
 }

@@ -33,7 +33,8 @@ struct PeerName: Sendable, Hashable {
         for session in sessions { announced[session.peerID] = session.name }
         var names: [PeerID: PeerName] = [:]
         for (peer, name) in announced {
-            names[peer] = PeerName(announcedName: name, pinned: trusted[peer]?.name)
+            names[peer] = PeerName(
+                announcedName: name, pinned: trusted[peer]?.name, acknowledged: trusted[peer]?.acknowledgedName)
         }
         for (peer, record) in trusted where names[peer] == nil {
             names[peer] = PeerName(announcedName: nil, pinned: record.name)
@@ -41,11 +42,13 @@ struct PeerName: Sendable, Hashable {
         return names
     }
 
-    /// A peer's name from what it announces and the name pinned at pairing, if it is paired.
-    init(announcedName: String?, pinned: String?) {
+    /// A peer's name from what it announces and the name pinned at pairing, if it is paired. `acknowledged` is what
+    /// it announced when the user renamed it: the user's own rename is no change of the peer's, so only an
+    /// announcement other than both is flagged.
+    init(announcedName: String?, pinned: String?, acknowledged: String? = nil) {
         if let pinned {
             shown = pinned
-            announced = announcedName == pinned ? nil : announcedName
+            announced = announcedName == pinned || announcedName == acknowledged ? nil : announcedName
             paired = true
         } else {
             shown = announcedName ?? ""
