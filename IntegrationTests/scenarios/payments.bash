@@ -223,6 +223,21 @@ expect_exit 4 "untrust of a peer that is not paired: not found" on bob untrust a
 expect_eq "after untrust, alice is unverified again" unverified "$(peer_trust bob alice state)"
 eventually 15 session_up bob alice || true
 
+echo "== a send into a link that died says it is queued"
+eventually 15 session_up alice bob || true
+"$sandbox" link 2 down >/dev/null
+queued=$(on alice send bob 2 EUR --memo "while the link is down" 2>"$work/queued.err")
+expect_match "send exits 0 with the payment ID" '????????-????-????-????-????????????' "$queued"
+expect_match "and says the request is queued, not silently sent" '*queued: bob (*) has not acknowledged*' \
+    "$(cat "$work/queued.err")"
+"$sandbox" link 2 up >/dev/null
+# bob takes only paired peers' requests here: the request reaching him is answered rejected.
+if eventually 60 is_state alice "$queued" rejected; then
+    pass "once the link is back, the queued request reaches bob and his answer comes back"
+else
+    fail "queued request: alice $(state alice "$queued" 2>&1), bob $(state bob "$queued" 2>&1)"
+fi
+
 echo "== the CLI's errors"
 expect_exit 4 "an unknown payment is not found" on alice show ffffffff
 expect_exit 4 "send to an unknown peer: not found" on alice send nobody-here 1 EUR

@@ -80,7 +80,7 @@ func negativeNumber(in arguments: [String]) -> String? {
 
 /// Writes `text` to standard error, whole (a short write is continued; a failed one is given up, there being nowhere
 /// left to report it).
-private func writeStandardError(_ text: String) {
+func writeStandardError(_ text: String) {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
         let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }

@@ -44,6 +44,11 @@ struct Send: AsyncParsableCommand {
             idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
         global.output(try await callRetrying(params)) { payment in
             print(payment.id.printable)
+            if payment.queued == true {
+                writeStandardError(
+                    "interpay: queued: \(payment.peer.label) has not acknowledged the request yet (the session may be"
+                        + " down); it is resent until it is, and 'interpay show \(payment.shortID.printable)' tells\n")
+            }
         }
     }
 

@@ -76,7 +76,7 @@ struct GoldenJSONTests {
                 + #""createdAt":1700000000,"currency":"MXN","direction":"out","expiresAt":1700000900,"#
                 + #""id":"00000000-0000-4000-8000-000000000001","memo":"tacos","method":null,"minorUnits":1250,"#
                 + #""paidAt":null,"peer":{"announcedName":null,"id":"\#(info.peer.id)","name":"bob","#
-                + #""shortID":"\#(info.peer.shortID)","trust":"unverified"},"quote":null,"reason":null,"#
+                + #""shortID":"\#(info.peer.shortID)","trust":"unverified"},"queued":null,"quote":null,"reason":null,"#
                 + #""reasonCode":null,"receipt":false,"reference":null,"series":null,"settledAt":null,"#
                 + #""shortID":"00000001","state":"pending","updatedAt":1700000000}"#)
         var full = info
@@ -120,7 +120,7 @@ struct GoldenJSONTests {
                     + #""expiresAt":1700000900,"id":"00000000-0000-4000-8000-000000000001","memo":"tacos","#
                     + #""method":null,"minorUnits":1250,"paidAt":null,"peer":{"announcedName":null,"#
                     + #""id":"\#(info.peer.id)","name":null,"shortID":"\#(info.peer.shortID)","trust":"unverified"},"#
-                    + #""quote":null,"reason":null,"reasonCode":null,"receipt":false,"receiptRefused":null,"#
+                    + #""queued":null,"quote":null,"reason":null,"reasonCode":null,"receipt":false,"receiptRefused":null,"#
                     + #""reference":null,"series":null,"#
                     + #""settledAt":null,"shortID":"00000001","state":"pending","updatedAt":1700000000}"#))
     }

@@ -62,6 +62,9 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     public var receipt: Bool
     /// The subscription the payment belongs to.
     @Nullable public var series: PaymentSeriesLink?
+    /// Only in `send`'s answer: true when the payer's daemon had not acknowledged the request within 2 s (the
+    /// session is down, or was lost without either side knowing yet): it is queued and resent until acknowledged.
+    @Nullable public var queued: Bool?
 
     /// A payment.
     public init(
@@ -70,7 +73,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         memo: String, category: String?, state: PaymentState, confirmed: Bool, reason: String?, reasonCode: String?,
         converted: ConvertedAmount?, quote: Conversion?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
         acceptedAt: Int64?, paidAt: Int64?, settledAt: Int64?, method: String?, reference: String?, receipt: Bool,
-        series: PaymentSeriesLink?
+        series: PaymentSeriesLink?, queued: Bool? = nil
     ) {
         self.id = id
         self.shortID = shortID
@@ -98,6 +101,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         self.reference = reference
         self.receipt = receipt
         self.series = series
+        self.queued = queued
     }
 }
 

@@ -187,6 +187,9 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         return PeerIdentity(name: name, id: peer.description, shortID: peer.shortDescription)
     }
 
+    /// How long `send` waits for the payer's daemon to acknowledge the request before answering it queued.
+    static let sendAcknowledgementWait = Duration.seconds(2)
+
     func send(_ params: SendParams) async throws -> PaymentInfo {
         let peerText = try required(params.peer, "peer")
         let amount = try money(params.amount, params.currency, params.decimalSeparator)
@@ -201,10 +204,14 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             throw RPCError.invalidParams(
                 "an idempotency key has 1 to \(SendKeyRecord.maxKeyLength) characters from A-Z a-z 0-9 - _ . : ~")
         }
-        let record = try await engine.request(
+        // Up to 2 s for the payer's daemon to acknowledge: a session that looks up but went dead (its keepalives
+        // not yet missed) is told to the user as a queued request instead of a silent success.
+        let (record, delivered) = try await engine.requestReportingDelivery(
             from: payer, amount: amount, memo: params.memo ?? "", category: params.category,
-            expiresIn: expires, idempotencyKey: key)
-        return try await info(record)
+            expiresIn: expires, idempotencyKey: key, wait: Self.sendAcknowledgementWait)
+        var payment = try await info(record)
+        payment.queued = delivered.map { !$0 }
+        return payment
     }
 
     /// `accept`, `reject`, `cancel`. A decision that lost to the peer's crossing one (the payee's cancel reached

@@ -24,6 +24,19 @@ extension PaymentEngine {
         from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
         idempotencyKey: String? = nil, wait: Duration = .zero, now: Timestamp = .now
     ) async throws(EngineError) -> PaymentRecord {
+        try await requestReportingDelivery(
+            from: payer, amount: amount, memo: memo, category: category, expiresIn: seconds,
+            idempotencyKey: idempotencyKey, wait: wait, now: now
+        ).record
+    }
+
+    /// `request`, and whether the payer's daemon acknowledged the request within `wait`: nil when nothing was
+    /// awaited (no wait, or an idempotent retry that returned the payment made before), false when it had not (the
+    /// request stays queued and is resent until it is acknowledged).
+    public func requestReportingDelivery(
+        from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
+        idempotencyKey: String? = nil, wait: Duration = .zero, now: Timestamp = .now
+    ) async throws(EngineError) -> (record: PaymentRecord, delivered: Bool?) {
         let fingerprint = Self.fingerprint(
             payer: payer, amount: amount, memo: memo, category: category, expiresIn: seconds)
         let payment: PaymentRequest
@@ -45,8 +58,12 @@ extension PaymentEngine {
                 ledger: ledger, now: now)
         }
         guard let record = outcome.record else { throw .storage("the request step returned no payment") }
-        if case .answered(let answered?) = answer { return answered }
-        return record
+        switch answer {
+        case .answered(let answered?): return (answered, true)
+        case .answered(nil), .dropped: return (record, true)
+        case .timedOut: return (record, false)
+        case nil: return (record, nil)
+        }
     }
 
     private func requestStep(

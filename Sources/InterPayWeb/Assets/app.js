@@ -258,6 +258,7 @@ async function sendRequest(event) {
       `${t("requested")} ${money(payment.minorUnits, payment.currency)} (${payment.shortID}): ${peerLabel(payment.peer)}`;
     $("request-result").dataset.payment = payment.id;
     $("request-result").dataset.state = payment.state;
+    if (payment.queued) notice(`${t("queuedNotice")} ${peerLabel(payment.peer)}`);
     clearRequest();
     await loadInbox();
   }

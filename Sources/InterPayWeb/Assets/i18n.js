@@ -33,6 +33,7 @@ export const strings = {
     namePeer: "Not paired: type its short ID to approve",
     notifyMe: "Notify me", notifyRequest: "Payment request", asksYou: "asks you to pay",
     notifyOffer: "Subscription offered", notifyPairing: "Pairing request",
+    queuedNotice: "Queued, resent until it is acknowledged: not yet acknowledged by",
   },
   es: {
     language: "Idioma", nearby: "Cerca", request: "Cobrar", inbox: "Bandeja", history: "Historial", sales: "Ventas",
@@ -70,5 +71,6 @@ export const strings = {
     namePeer: "Sin emparejar: escribe su ID corto para aprobar",
     notifyMe: "Avisarme", notifyRequest: "Solicitud de pago", asksYou: "te pide",
     notifyOffer: "Suscripción ofrecida", notifyPairing: "Solicitud de emparejamiento",
+    queuedNotice: "En cola, se reenvía hasta que lo confirme: aún sin confirmar por",
   },
 };
