@@ -22,7 +22,7 @@ extension AppDatabase {
         migrator.registerMigration("v13-pending-request-counts", migrate: migrateV13PendingRequestCounts)
         migrator.registerMigration("v14-series-approval-totals", migrate: migrateV14SeriesApprovalTotals)
         migrator.registerMigration("v15-retention", migrate: migrateV15Retention)
-        migrator.registerMigration("v16-acknowledged-names", migrate: migrateV16AcknowledgedNames)
+        migrator.registerMigration("v16-paired-names", migrate: migrateV16PairedNames)
         return migrator
     }
 
@@ -465,12 +465,12 @@ extension AppDatabase {
     /// v15: retention (`AppDatabase.prune`). The event log stays append-only for every payment that is part of the
     /// books or still open; the events of a rejected, cancelled or expired payment may go with their payment once
     /// retention removes it, and each removal leaves a summary row in `ledgerPrune` (with the peers it forgot).
-    /// The name a paired peer announced when the user last named it (pairing or `rename`): a rename of the user's
-    /// own is not flagged as the peer's name changing; only a later different announcement is.
-    private static func migrateV16AcknowledgedNames(_ db: Database) throws {
+    /// The name a peer was paired under, kept when the user renames it: the user's own name for a peer is not taken
+    /// for the peer changing its name.
+    private static func migrateV16PairedNames(_ db: Database) throws {
         try db.alter(table: "trustedPeer") { t in
-            t.add(column: "acknowledgedName", .text).check(
-                sql: "acknowledgedName IS NULL OR length(acknowledgedName) <= 63")
+            t.add(column: "pairedName", .text).check(
+                sql: "pairedName IS NULL OR length(pairedName) <= 63")
         }
     }
 

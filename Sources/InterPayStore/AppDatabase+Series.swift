@@ -86,8 +86,8 @@ extension AppDatabase {
                         (SELECT COUNT(*) FROM payment WHERE payment.seriesID = series.id
                             AND payment.state IN ('paid', 'settled')) AS paidCount,
                         (SELECT name FROM trustedPeer WHERE trustedPeer.peerID = series.peerID) AS pinnedName,
-                        (SELECT acknowledgedName FROM trustedPeer WHERE trustedPeer.peerID = series.peerID)
-                            AS acknowledgedName,
+                        (SELECT pairedName FROM trustedPeer WHERE trustedPeer.peerID = series.peerID)
+                            AS pairedName,
                         (SELECT name FROM peer WHERE peer.peerID = series.peerID) AS announcedName
                     FROM series ORDER BY createdAt DESC, id
                     """)
@@ -96,7 +96,7 @@ extension AppDatabase {
                     series: try SeriesRecord(row: row), instances: row["instances"], accepted: row["acceptedCount"],
                     paid: row["paidCount"],
                     announcedName: row["announcedName"], pinnedName: row["pinnedName"],
-                    acknowledgedName: row["acknowledgedName"])
+                    pairedName: row["pairedName"])
             }
         }
     }

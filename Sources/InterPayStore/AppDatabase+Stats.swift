@@ -40,7 +40,7 @@ extension AppDatabase {
         if grouping == .peer {
             sql = """
                 SELECT s.*, peer.name AS announcedName, trustedPeer.name AS pinnedName,
-                    trustedPeer.acknowledgedName AS acknowledgedName FROM (\(sql)) AS s
+                    trustedPeer.pairedName AS pairedName FROM (\(sql)) AS s
                 LEFT JOIN peer ON peer.peerID = s.groupKey LEFT JOIN trustedPeer ON trustedPeer.peerID = s.groupKey
                 """
         }

@@ -23,15 +23,14 @@ extension AppDatabase {
         }
     }
 
-    /// Changes the name a paired peer is shown under, noting the name it `announced` then (its own name is no longer
-    /// flagged as a change); false if it is not paired.
-    public func renameTrustedPeer(
-        _ peerID: PeerID, to name: String, acknowledging announced: String? = nil
-    ) async throws(StoreError) -> Bool {
+    /// Changes the name a paired peer is shown under; false if it is not paired. The name it was paired under is
+    /// kept (`pairedName`, at the first rename), so that the user's own name for it is not taken for the peer
+    /// changing its name, while a name the peer announces later that is neither still is.
+    public func renameTrustedPeer(_ peerID: PeerID, to name: String) async throws(StoreError) -> Bool {
         try await write("rename peer \(peerID.shortDescription)") { db in
             guard var record = try TrustedPeerRecord.fetchOne(db, key: peerID.description) else { return false }
+            record.pairedName = record.pairedName ?? record.name
             record.name = String(name.unicodeScalars.prefix(Limits.maxNameLength))
-            record.acknowledgedName = announced.map { String($0.unicodeScalars.prefix(Limits.maxNameLength)) }
             try record.update(db)
             return true
         }

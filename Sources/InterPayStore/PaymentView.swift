@@ -10,8 +10,8 @@ public struct PaymentView: Sendable, Hashable {
     public var announcedName: String?
     /// The name pinned when pairing, if the peer is paired.
     public var pinnedName: String?
-    /// What a paired peer announced when the user renamed it (`TrustedPeerRecord.acknowledgedName`).
-    public var acknowledgedName: String? = nil
+    /// The name a paired peer was paired under, once the user renamed it (`TrustedPeerRecord.pairedName`).
+    public var pairedName: String? = nil
 }
 
 /// One payment with its whole event log (`AppDatabase.paymentDetail(idPrefix:)`).
@@ -81,24 +81,24 @@ extension AppDatabase {
                 sql: """
                     SELECT (SELECT name FROM peer WHERE peerID = ?) AS announcedName,
                         (SELECT name FROM trustedPeer WHERE peerID = ?) AS pinnedName,
-                        (SELECT acknowledgedName FROM trustedPeer WHERE peerID = ?) AS acknowledgedName
+                        (SELECT pairedName FROM trustedPeer WHERE peerID = ?) AS pairedName
                     """,
                 arguments: [peer, peer, peer])
-            return [row?["announcedName"], row?["pinnedName"], row?["acknowledgedName"]]
+            return [row?["announcedName"], row?["pinnedName"], row?["pairedName"]]
         }
         return PaymentView(
-            record: record, announcedName: names[0], pinnedName: names[1], acknowledgedName: names[2])
+            record: record, announcedName: names[0], pinnedName: names[1], pairedName: names[2])
     }
 
     private static let paymentViewSelect = """
         SELECT payment.*, peer.name AS announcedName, trustedPeer.name AS pinnedName,
-            trustedPeer.acknowledgedName AS acknowledgedName FROM payment
+            trustedPeer.pairedName AS pairedName FROM payment
         LEFT JOIN peer ON peer.peerID = payment.peerID LEFT JOIN trustedPeer ON trustedPeer.peerID = payment.peerID
         """
 
     private static func paymentView(_ row: Row) throws -> PaymentView {
         PaymentView(
             record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"],
-            acknowledgedName: row["acknowledgedName"])
+            pairedName: row["pairedName"])
     }
 }

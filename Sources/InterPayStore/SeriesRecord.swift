@@ -171,13 +171,13 @@ public struct SeriesView: Sendable, Hashable {
     public var announcedName: String?
     /// The name pinned when pairing, if the peer is paired.
     public var pinnedName: String?
-    /// What a paired peer announced when the user renamed it (`TrustedPeerRecord.acknowledgedName`).
-    public var acknowledgedName: String?
+    /// The name a paired peer was paired under, once the user renamed it (`TrustedPeerRecord.pairedName`).
+    public var pairedName: String?
 
     /// A listed series.
     public init(
         series: SeriesRecord, instances: Int, accepted: Int, paid: Int, announcedName: String?, pinnedName: String?,
-        acknowledgedName: String? = nil
+        pairedName: String? = nil
     ) {
         self.series = series
         self.instances = instances
@@ -185,6 +185,6 @@ public struct SeriesView: Sendable, Hashable {
         self.paid = paid
         self.announcedName = announcedName
         self.pinnedName = pinnedName
-        self.acknowledgedName = acknowledgedName
+        self.pairedName = pairedName
     }
 }

@@ -24,8 +24,8 @@ public struct StatsRow: Sendable, Hashable, Codable, FetchableRecord {
     public var announcedName: String?
     /// Grouped by peer: the name pinned when pairing, if the peer is paired.
     public var pinnedName: String?
-    /// Grouped by peer: what a paired peer announced when the user renamed it.
-    public var acknowledgedName: String?
+    /// Grouped by peer: the name a paired peer was paired under, once the user renamed it.
+    public var pairedName: String?
 
     /// Builds a row (the store fetches them; tests and callers may build their own).
     public init(

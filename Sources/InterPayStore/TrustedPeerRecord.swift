@@ -9,9 +9,9 @@ public struct TrustedPeerRecord: Sendable, Hashable, Codable {
     public var name: String
     /// When the local user confirmed the code.
     public var pairedAt: Timestamp
-    /// What the peer announced when the user last named it (`rename`); nil while the name is the one it announced
-    /// at pairing. The peer is flagged `[name changed]` only when it announces something else.
-    public var acknowledgedName: String?
+    /// The name it was paired under, kept once the user renames it (`rename`); nil while `name` is still that one.
+    /// The peer is flagged `[name changed]` only when it announces neither.
+    public var pairedName: String?
 
     /// Describes a peer paired at `pairedAt`.
     public init(peerID: PeerID, name: String, pairedAt: Timestamp) {
@@ -26,6 +26,6 @@ extension TrustedPeerRecord: FetchableRecord, PersistableRecord {
 
     /// The table's columns, for queries.
     public enum Columns: String, ColumnExpression, Sendable {
-        case peerID, name, pairedAt, acknowledgedName
+        case peerID, name, pairedAt, pairedName
     }
 }

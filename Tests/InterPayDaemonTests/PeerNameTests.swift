@@ -39,12 +39,12 @@ struct PeerNameTests {
         #expect(names[erin]?.announced == nil)
     }
 
-    @Test("the user's own rename is not flagged; a name the peer announces after it is")
+    @Test("the user's own rename is not flagged; a name the peer announces other than the one it was paired under is")
     func ownRename() throws {
         let bob = try PeerID(bytes: [UInt8](repeating: 0x22, count: 32))
         let seen = Timestamp(secondsSince1970: 1_700_000_000)
         var record = TrustedPeerRecord(peerID: bob, name: "Bob the plumber", pairedAt: seen)
-        record.acknowledgedName = "bob"
+        record.pairedName = "bob"
         let renamed = PeerName.all(
             peers: [PeerRecord(peerID: bob, name: "bob", address: nil, seenAt: seen)], sessions: [],
             trusted: [bob: record])

@@ -26,4 +26,17 @@ struct PeerDirectoryTests {
         #expect(unasked.pins.isEmpty)
         #expect(unasked.peers == directory.peers)
     }
+
+    @Test("a rename keeps the name the peer was paired under, once, across later renames and in the views")
+    func renameKeepsThePairedName() async throws {
+        let database = try AppDatabase.inMemory()
+        let bob = try Peers.bob()
+        try await database.trust(TrustedPeerRecord(peerID: bob, name: "bob", pairedAt: at(0)))
+        #expect(try await database.peerDirectory().trusted[bob]?.pairedName == nil)
+        #expect(try await database.renameTrustedPeer(bob, to: "Bob the plumber"))
+        #expect(try await database.renameTrustedPeer(bob, to: "Robert"))
+        let record = try #require(try await database.peerDirectory().trusted[bob])
+        #expect(record.name == "Robert" && record.pairedName == "bob")
+        #expect(try await !database.renameTrustedPeer(try Peers.carol(), to: "x"))
+    }
 }

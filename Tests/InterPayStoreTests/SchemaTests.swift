@@ -12,7 +12,7 @@ struct SchemaTests {
         "v1", "v2-rates", "v3-payment-quotes", "v4-trusted-peers", "v5-pairing-lockouts", "v6-due-payments",
         "v7-send-keys", "v8-static-pins", "v9-settlement", "v10-subscriptions", "v11-preferences",
         "v12-write-path", "v13-pending-request-counts", "v14-series-approval-totals", "v15-retention",
-        "v16-acknowledged-names",
+        "v16-paired-names",
     ]
 
     @Test("migrations run on a fresh file, and again on the same file without change")

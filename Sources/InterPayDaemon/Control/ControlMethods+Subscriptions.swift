@@ -126,7 +126,7 @@ extension ControlMethods {
     /// The name a listed series' peer is shown under: the live session's name first, as for a payment.
     func seriesPeerName(_ view: SeriesView) -> PeerName {
         let announced = sessions.session(with: view.series.peerID)?.name ?? view.announcedName
-        return PeerName(announcedName: announced, pinned: view.pinnedName, acknowledged: view.acknowledgedName)
+        return PeerName(announcedName: announced, pinned: view.pinnedName, pairedName: view.pairedName)
     }
 
     /// A series as the control methods answer it: its peer as a payment's (`peer.trust` `paired` or

@@ -177,10 +177,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let peer = try await resolvePeer(try required(params.peer, "peer"), requireSession: false)
         let name = try required(params.name, "name")
         if let problem = DisplayName.problem(with: name) { throw RPCError.invalidParams(problem) }
-        // The name the peer announces now is acknowledged: it is no longer flagged as changed beside the user's own.
-        var current = sessions.session(with: peer)?.name
-        if current == nil { current = try await database.peerDirectory().peers.first { $0.peerID == peer }?.name }
-        guard try await database.renameTrustedPeer(peer, to: name, acknowledging: current) else {
+        guard try await database.renameTrustedPeer(peer, to: name) else {
             throw RPCError.notFound(
                 "\(peer.shortDescription) is not paired: only a paired peer's name is kept (interpay pair)")
         }
@@ -339,7 +336,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     /// The name a listed payment's peer is shown under: the live session's name first, as `PeerName.all` does.
     private func peerName(_ view: PaymentView) -> PeerName {
         let announced = sessions.session(with: view.record.peerID)?.name ?? view.announcedName
-        return PeerName(announcedName: announced, pinned: view.pinnedName, acknowledged: view.acknowledgedName)
+        return PeerName(announcedName: announced, pinned: view.pinnedName, pairedName: view.pairedName)
     }
 
     func show(_ params: PaymentParams) async throws -> PaymentDetailInfo {
@@ -401,7 +398,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                 if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
                     let announced = sessions.session(with: id)?.name ?? row.announcedName
                     let name = PeerName(
-                        announcedName: announced, pinned: row.pinnedName, acknowledged: row.acknowledgedName
+                        announcedName: announced, pinned: row.pinnedName, pairedName: row.pairedName
                     ).shown
                     group = name.isEmpty ? id.shortDescription : name
                 }

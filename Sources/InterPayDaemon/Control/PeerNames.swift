@@ -34,7 +34,7 @@ struct PeerName: Sendable, Hashable {
         var names: [PeerID: PeerName] = [:]
         for (peer, name) in announced {
             names[peer] = PeerName(
-                announcedName: name, pinned: trusted[peer]?.name, acknowledged: trusted[peer]?.acknowledgedName)
+                announcedName: name, pinned: trusted[peer]?.name, pairedName: trusted[peer]?.pairedName)
         }
         for (peer, record) in trusted where names[peer] == nil {
             names[peer] = PeerName(announcedName: nil, pinned: record.name)
@@ -42,13 +42,13 @@ struct PeerName: Sendable, Hashable {
         return names
     }
 
-    /// A peer's name from what it announces and the name pinned at pairing, if it is paired. `acknowledged` is what
-    /// it announced when the user renamed it: the user's own rename is no change of the peer's, so only an
-    /// announcement other than both is flagged.
-    init(announcedName: String?, pinned: String?, acknowledged: String? = nil) {
+    /// A peer's name from what it announces and the name it is kept under, if it is paired. `pairedName` is the name
+    /// it was paired under when the user renamed it since: the user's own name for it is no change of the peer's,
+    /// so only an announcement other than both is flagged.
+    init(announcedName: String?, pinned: String?, pairedName: String? = nil) {
         if let pinned {
             shown = pinned
-            announced = announcedName == pinned || announcedName == acknowledged ? nil : announcedName
+            announced = announcedName == pinned || announcedName == pairedName ? nil : announcedName
             paired = true
         } else {
             shown = announcedName ?? ""
