@@ -230,6 +230,18 @@ queued=$(on alice send bob 2 EUR --memo "while the link is down" 2>"$work/queued
 expect_match "send exits 0 with the payment ID" '????????-????-????-????-????????????' "$queued"
 expect_match "and says the request is queued, not silently sent" '*queued: bob (*) has not acknowledged*' \
     "$(cat "$work/queued.err")"
+# missed PEER: how many keepalives alice's session with PEER has gone unanswered (her peers --json).
+missed() {
+    on alice peers --json | python3 -c '
+import json, sys
+print(next(p["missedKeepalives"] for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1] and p["session"] == "up"))' "$1" 2>/dev/null
+}
+missed_some() { (($(missed bob || echo 0) >= 1)); }
+if eventually 12 missed_some; then
+    pass "while the link is down, peers marks bob's session as missing keepalives ($(on alice peers | grep '^bob ' | tr -s ' '))"
+else
+    fail "peers during the cut: $(on alice peers)"
+fi
 "$sandbox" link 2 up >/dev/null
 # bob takes only paired peers' requests here: the request reaching him is answered rejected.
 if eventually 60 is_state alice "$queued" rejected; then

@@ -264,6 +264,12 @@ public actor SessionManager {
         liveSessions.withLock { $0[peer]?.info }
     }
 
+    /// How long the peer of the session with `peer` has sent nothing (a live peer answers every keepalive ping);
+    /// nil without a session. Does not wait for the actor.
+    public nonisolated func silence(of peer: PeerID) -> Duration? {
+        liveSessions.withLock { $0[peer] }?.silence
+    }
+
     /// Queues already encoded frame bodies (`FrameCodec.encodeBody`) on the session `info`, in order, without
     /// waiting for the actor; false when that session is no longer the peer's or it refuses a frame (see
     /// `SessionHandle.enqueue`).

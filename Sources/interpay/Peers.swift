@@ -11,11 +11,15 @@ struct Peers: AsyncParsableCommand {
 
     func run() async throws {
         global.output(try await global.call(ControlAPI.peers)) { peers in
-            var table = Table("NAME", "ID", "ADDRESS", "SESSION", "TRUST", "LAST SEEN")
+            var table = Table("NAME", "ID", "ADDRESS", "SESSION", "TRUST", "LAST HEARD")
             for peer in peers.peers {
+                let session =
+                    peer.missedKeepalives > 0
+                    ? "\(peer.session.printable) (no answer to \(peer.missedKeepalives) keepalive"
+                        + "\(peer.missedKeepalives == 1 ? "" : "s"))" : peer.session.printable
                 table.add(
                     peer.name.printable + Formatting.announced(peer.announcedName), peer.shortID.printable,
-                    peer.address?.printable ?? "-", peer.session.printable, Pair.describe(trust: peer.trust),
+                    peer.address?.printable ?? "-", session, Pair.describe(trust: peer.trust),
                     Formatting.localTime(peer.lastSeen))
             }
             table.print()

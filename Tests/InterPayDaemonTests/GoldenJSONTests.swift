@@ -138,7 +138,8 @@ struct GoldenJSONTests {
             static: [StaticPeerInfo(address: "198.18.0.5:7420", peerID: nil, pin: "none", refusedID: nil)])
         #expect(
             try wire(ControlAPI.peers, peers)
-                == #"{"peers":[{"address":null,"announcedName":null,"id":"ID","lastSeen":7,"name":"bob","#
+                == #"{"peers":[{"address":null,"announcedName":null,"id":"ID","lastSeen":7,"missedKeepalives":0,"#
+                + #""name":"bob","#
                 + #""session":"down","shortID":"SH","trust":{"code":"123456","failures":0,"pairedAt":null,"#
                 + #""pairing":"code","state":"unverified","until":9}}],"#
                 + #""static":[{"address":"198.18.0.5:7420","peerID":null,"pin":"none","refusedID":null}]}"#)

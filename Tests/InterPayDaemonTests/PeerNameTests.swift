@@ -55,3 +55,13 @@ struct PeerNameTests {
         #expect(changed[bob]?.shown == "Bob the plumber" && changed[bob]?.announced == "landlord")
     }
 }
+
+@Suite("Keepalives a silent peer let pass")
+struct MissedKeepaliveTests {
+    @Test(
+        "none while the peer answers within the interval and 2 s; one per interval after",
+        arguments: [(0, 0), (15, 0), (17, 0), (18, 1), (32, 2), (47, 3)] as [(Int64, Int64)])
+    func missed(seconds: Int64, missed: Int64) {
+        #expect(ControlMethods.missedKeepalives(silence: .seconds(seconds), interval: .seconds(15)) == missed)
+    }
+}

@@ -22,19 +22,24 @@ public struct PeerInfo: Codable, Sendable, Equatable {
     public var id: String
     /// The short peer ID.
     public var shortID: String
-    /// The address of its session, or the last one seen.
+    /// Where it listens when we dialed it; the host alone when it dialed us (the port of an inbound connection is
+    /// not one it listens on); the last one seen for a peer without a session.
     @Nullable public var address: String?
     /// `up` or `down`.
     public var session: String
-    /// When it was last seen (Unix time; now for a peer with a session).
+    /// When it was last heard from (Unix time): for a peer with a session, its last frame (a live peer answers every
+    /// keepalive ping), else when its session ended.
     public var lastSeen: Int64
+    /// How many keepalive intervals in a row the peer of a session that is up has not answered (0 when it is
+    /// answering, or without a session); the session is dropped after three.
+    public var missedKeepalives: Int64
     /// Whether it is paired, and the pairing in progress.
     public var trust: TrustInfo
 
     /// A peer.
     public init(
         name: String, announcedName: String?, id: String, shortID: String, address: String?, session: String,
-        lastSeen: Int64, trust: TrustInfo
+        lastSeen: Int64, trust: TrustInfo, missedKeepalives: Int64 = 0
     ) {
         self.name = name
         self.announcedName = announcedName
@@ -44,6 +49,7 @@ public struct PeerInfo: Codable, Sendable, Equatable {
         self.session = session
         self.lastSeen = lastSeen
         self.trust = trust
+        self.missedKeepalives = missedKeepalives
     }
 }
 

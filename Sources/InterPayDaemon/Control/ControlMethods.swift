@@ -91,13 +91,17 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let trusted = directory.trusted
         let names = PeerName.all(peers: known, sessions: live, trusted: trusted)
         var rows: [PeerInfo] = []
+        let interval = configuration.keepaliveInterval
         for session in live {
+            let silence = sessions.silence(of: session.peerID) ?? .zero
             rows.append(
                 PeerInfo(
                     name: names[session.peerID]?.shown ?? session.name, announcedName: names[session.peerID]?.announced,
                     id: session.peerID.description, shortID: session.peerID.shortDescription,
-                    address: session.remoteAddress, session: "up", lastSeen: Timestamp.now.secondsSince1970,
-                    trust: await trust(session.peerID, trusted: trusted)))
+                    address: session.direction == .outbound ? session.remoteAddress : session.host, session: "up",
+                    lastSeen: Timestamp.now.secondsSince1970 - silence.components.seconds,
+                    trust: await trust(session.peerID, trusted: trusted),
+                    missedKeepalives: Self.missedKeepalives(silence: silence, interval: interval)))
         }
         for peer in known where !live.contains(where: { $0.peerID == peer.peerID }) {
             rows.append(
@@ -117,6 +121,13 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                     refusedID: sessions.refusedPeerID(forKey: peer.dialKey)?.description))
         }
         return PeerList(peers: rows, static: statics)
+    }
+
+    /// The keepalive intervals a peer silent for `silence` has let pass unanswered: a ping goes out every
+    /// `interval` and a live peer's pong comes back within moments (2 s allowed for a slow link).
+    static func missedKeepalives(silence: Duration, interval: Duration) -> Int64 {
+        guard interval > .zero, silence > interval + .seconds(2) else { return 0 }
+        return Int64((silence - .seconds(2)) / interval)
     }
 
     /// `trust` of a peer in `peers` and `pair`: paired or unverified, and the pairing in progress if any.
