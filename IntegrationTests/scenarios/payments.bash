@@ -225,11 +225,26 @@ eventually 15 session_up bob alice || true
 
 echo "== a send into a link that died says it is queued"
 eventually 15 session_up alice bob || true
+incoming=$(on bob send alice 3 EUR --memo "to accept during the cut")
+eventually 10 is_state alice "$incoming" pending || true
 "$sandbox" link 2 down >/dev/null
 queued=$(on alice send bob 2 EUR --memo "while the link is down" 2>"$work/queued.err")
 expect_match "send exits 0 with the payment ID" '????????-????-????-????-????????????' "$queued"
 expect_match "and says the request is queued, not silently sent" '*queued: bob (*) has not acknowledged*' \
     "$(cat "$work/queued.err")"
+# Ctrl-C while a command waits for the peer's answer (alice accepts bob's request; bob cannot confirm it during the
+# cut): the CLI says what stays recorded (the daemon committed it).
+"$cli" accept "$incoming" --socket "$work/alice.sock" >"$work/interrupted.out" 2>"$work/interrupted.err" &
+canceller=$!
+sleep 1
+kill -INT "$canceller" 2>/dev/null || true
+status=0
+wait "$canceller" || status=$?
+expect_eq "Ctrl-C while accept waits for bob's answer: exit 130" 130 "$status"
+expect_match "it says the acceptance stays recorded and how to see what became of it" \
+    "*interrupted while waiting for the peer's answer: the daemon recorded 'accept'*interpay show ${incoming}*" \
+    "$(cat "$work/interrupted.err")"
+expect_eq "alice's daemon has the acceptance recorded" accepted "$(state alice "$incoming")"
 # missed PEER: how many keepalives alice's session with PEER has gone unanswered (her peers --json).
 missed() {
     on alice peers --json | python3 -c '
@@ -243,9 +258,11 @@ else
     fail "peers during the cut: $(on alice peers)"
 fi
 "$sandbox" link 2 up >/dev/null
-# bob takes only paired peers' requests here: the request reaching him is answered rejected.
-if eventually 60 is_state alice "$queued" rejected; then
-    pass "once the link is back, the queued request reaches bob and his answer comes back"
+# Once the link is back the queued request reaches bob (who takes only paired peers' requests here: rejected),
+# and alice's interrupted acceptance reaches him too.
+bob_holds_it() { is_state bob "$queued" rejected && is_state bob "$incoming" accepted; }
+if eventually 60 bob_holds_it; then
+    pass "once the link is back, the queued request reaches bob, and the acceptance interrupted on alice's side too"
 else
     fail "queued request: alice $(state alice "$queued" 2>&1), bob $(state bob "$queued" 2>&1)"
 fi
