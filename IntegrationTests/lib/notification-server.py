@@ -33,7 +33,7 @@ class Notifications(ServiceInterface):
 
     @method()
     def GetCapabilities(self) -> "as":  # noqa: F821
-        return ["actions", "body"]
+        return ["actions", "body", "body-markup"]
 
     @method()
     def GetServerInformation(self) -> "ssss":  # noqa: F821

@@ -63,13 +63,23 @@ echo "999 accept" >>"$notified.actions"
 echo "$(notification 2 id) reject" >>"$notified.actions"
 if eventually 10 is_state alice "$other" rejected; then pass "Reject on the notification rejects"; else fail "after Reject: $(state bob "$other")"; fi
 
+echo "== a peer's markup is shown as text"
+on alice send bob 1 EUR --memo '<a href="http://198.18.0.1/">pay here</a>' >/dev/null
+if eventually 10 at_least 3; then
+    expect_eq "the server reads markup, so the memo's tags arrive as entities, never as a link" \
+        "alice ($alice_short) [unverified] asks you to pay 1.00 EUR: &lt;a href=\"http://198.18.0.1/\"&gt;pay here&lt;/a&gt;" \
+        "$(notification 3 body)"
+else
+    fail "no notification of the request with markup"
+fi
+
 echo "== an offer and a pairing attempt are told"
 on alice subscribe bob 5 EUR --every month --memo gym >/dev/null
-if eventually 10 at_least 3; then
-    expect_eq "the offer's title" "Subscription offered" "$(notification 3 summary)"
-    expect_match "it names alice and the terms" "*offers a subscription of 5.00 EUR every month*" "$(notification 3 body)"
+if eventually 10 at_least 4; then
+    expect_eq "the offer's title" "Subscription offered" "$(notification 4 summary)"
+    expect_match "it names alice and the terms" "*offers a subscription of 5.00 EUR every month*" "$(notification 4 body)"
     expect_eq "alice as every surface names her" "alice ($alice_short) [unverified]" \
-        "$(notification 3 body | sed 's/ offers a subscription.*//')"
+        "$(notification 4 body | sed 's/ offers a subscription.*//')"
 else
     fail "no notification of the offer"
 fi

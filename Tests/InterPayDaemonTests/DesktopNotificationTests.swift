@@ -39,6 +39,14 @@ struct DesktopNotificationTests {
         #expect(try #require(DesktopNotification.forEvent(event)).body.hasSuffix(": x\\u{001B}[2J"))
     }
 
+    @Test("for a server that reads markup, a peer's tags are entities: shown as text, never a link")
+    func markupEscaped() throws {
+        let event = ControlEvent(at: 0, .requestReceived(Self.payment(.pending, memo: #"<a href="x">pay</a> & go"#)))
+        let notification = try #require(DesktopNotification.forEvent(event)).escapingMarkup()
+        #expect(notification.body.hasSuffix(#": &lt;a href="x"&gt;pay&lt;/a&gt; &amp; go"#))
+        #expect(notification.summary == "Payment request")
+    }
+
     @Test("gdbus reads strings single-quoted, with quotes and backslashes escaped")
     func gvariantStrings() {
         #expect(GVariantText.string("it's") == #"'it\'s'"#)

@@ -1,3 +1,4 @@
+import Foundation
 import InterPayContract
 import InterPayCore
 
@@ -19,6 +20,16 @@ struct DesktopNotification: Sendable, Equatable {
     var actions: [Action] = []
     /// The payment the actions answer.
     var payment: String?
+
+    /// The notification for a server that reads markup in bodies (`body-markup`): `&`, `<` and `>` written as
+    /// entities, so that a peer's memo or name (`<a href=…>`, `<img src=…>`) shows as the text it is, never as a
+    /// link or an image.
+    func escapingMarkup() -> DesktopNotification {
+        var escaped = self
+        escaped.body = body.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        return escaped
+    }
 
     /// The key of the Accept action.
     static let acceptKey = "accept"

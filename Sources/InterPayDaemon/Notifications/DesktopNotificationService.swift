@@ -24,10 +24,14 @@ struct DesktopNotificationService: Service {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
+                    // Asked once, at the first notification: the server stays for the session's life.
+                    var readsMarkup: Bool?
                     for await json in events {
                         guard let event = try? json.decode(ControlEvent.self),  // a kind this build lacks: none
-                            let notification = DesktopNotification.forEvent(event)
+                            var notification = DesktopNotification.forEvent(event)
                         else { continue }
+                        if readsMarkup == nil { readsMarkup = await notifications.readsMarkup() }
+                        if readsMarkup == true { notification = notification.escapingMarkup() }
                         guard let id = await notifications.notify(notification) else {
                             logger.debug("no desktop notification shown (no notification server on the bus)")
                             continue

@@ -34,6 +34,16 @@ struct GDBusNotifications: Sendable {
         ]
     }
 
+    /// Whether the notification server reads markup in bodies (`GetCapabilities` lists `body-markup`); true when it
+    /// cannot be asked, so that text is escaped rather than risked.
+    func readsMarkup() async -> Bool {
+        let output = await run([
+            "call", "--session", "--dest", Self.destination, "--object-path", Self.objectPath,
+            "--method", "\(Self.destination).GetCapabilities",
+        ])
+        return output.map { $0.contains("'body-markup'") } ?? true
+    }
+
     /// Shows `notification`; the server's ID for it, or nil when it could not be shown (no server on the bus).
     func notify(_ notification: DesktopNotification) async -> UInt32? {
         let output = await run(Self.notifyArguments(notification))
