@@ -64,7 +64,10 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=420,900", f"--user-data-dir={work}/chromium-{role}",
+                 # The day starts with alice (English) on a wide screen and bob (Spanish) on a phone's; for the
+                 # subscription each switches language and width (switch()).
+                 "--window-size=1280,900" if role == "alice" else "--window-size=390,900",
+                 f"--user-data-dir={work}/chromium-{role}",
                  # bob's browser asks for Spanish (Accept-Language), alice's for English.
                  "--lang=es-MX" if role == "bob" else "--lang=en-US",
                  "--no-first-run", "--disable-background-networking", "--disable-component-update"]:
@@ -101,6 +104,23 @@ def open_app(driver, page):
     driver.get(url)
     driver.get(url.split("/login")[0] + "/#" + page)
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), 10, "page ready")
+
+
+def switch(driver, language, width):
+    """The page in `language` at `width` px, as a user who picks the language and turns the phone would have it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    driver.set_window_size(width, 900)
+    Select(driver.find_element(By.ID, "language")).select_by_value(language)
+    label = {"en": "Subscriptions", "es": "Suscripciones"}[language]
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "nav a[href='#subscriptions']").text == label, 5, language)
+    wide = driver.execute_script("return document.documentElement.scrollWidth")
+    check(wide <= width, f"{role}'s page in {language} at {width} px is no wider than the screen ({wide} px)")
+
+
+def notice_text(driver):
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.ID, "notice").text
 
 
 def card_state(driver, payment, section):
@@ -289,21 +309,30 @@ def alice():
         download_receipt(driver, payment, "inbox-out", "receipt-alice.json")
         shot(driver, "inbox-alice-settled")
         signal("alice-settled")
-        # A subscription in the browser: alice offers, bob approves with a cap on his page, alice ends it.
+        # A subscription in the browser: alice offers, bob approves with a cap on his page, alice ends it. alice now
+        # in Spanish on a phone's screen, bob in English on a wide one.
         driver.get(driver.current_url.split("#")[0] + "#subscriptions")
+        switch(driver, "es", 390)
         wait(driver, lambda d: len(Select(d.find_element(By.ID, "offer-peer")).options) > 1, 10, "bob in the picker")
         offer_picker = Select(driver.find_element(By.ID, "offer-peer"))
         offer_picker.select_by_value(next(o.get_attribute("value") for o in offer_picker.options
                                           if o.text.startswith("bob (")))
-        driver.find_element(By.ID, "offer-amount").send_keys("5")
         driver.find_element(By.ID, "offer-currency").clear()
         driver.find_element(By.ID, "offer-currency").send_keys("EUR")
         driver.find_element(By.ID, "offer-count").send_keys("3")
         driver.find_element(By.ID, "offer-memo").send_keys("gym")
+        # The daemon's refusal in the page's language (its reason and values, worded by the web app).
+        driver.find_element(By.ID, "offer-amount").send_keys("1e3")
+        driver.find_element(By.ID, "offer-send").click()
+        check(wait(driver, lambda d: "«1e3» lleva exponente" in notice_text(d), 10, "the refusal in Spanish"),
+              f"alice's Spanish page words the daemon's refusal of 1e3 in Spanish ({notice_text(driver)!r})")
+        driver.find_element(By.ID, "offer-amount").clear()
+        driver.find_element(By.ID, "offer-amount").send_keys("5")
         driver.find_element(By.ID, "offer-send").click()
         ok = wait(driver, lambda d: d.find_element(By.ID, "offer-result").get_attribute("data-series"), 10, "offer")
         series = driver.find_element(By.ID, "offer-result").get_attribute("data-series") if ok else ""
-        check(bool(series), "alice offers bob a subscription of 5 EUR a month, 3 periods, on her Subscriptions page")
+        check(bool(series), "alice offers bob a subscription of 5 EUR a month, 3 periods, on her Subscriptions page"
+                            " (Spanish, 390 px)")
         signal("alice-offered", series)
         check(wait(driver, lambda d: series_state(d, series) == "approved", 30, "approved on alice's page"),
               "alice's Subscriptions page shows bob's approval, live: "
@@ -432,10 +461,18 @@ def bob():
         shot(driver, "inbox-bob-settled")
         series = wait_file("alice-offered")
         driver.get(driver.current_url.split("#")[0] + "#subscriptions")
+        switch(driver, "en", 1280)
         check(wait(driver, lambda d: series_state(d, series) == "offered", 20, "the offer on bob's page"),
               "bob's Subscriptions page shows alice's offer with its real period, alice unverified: "
               + series_text(driver, series).replace("\n", " | "))
         alice_short = interpay("subscriptions")["series"][0]["peer"]["shortID"]
+        driver.execute_script("""
+            const card = document.querySelector(`#series-list li[data-series='${arguments[0]}']`);
+            card.querySelector('input.approve-cap').value = '-1';
+            card.querySelector('input.approve-peer').value = arguments[1];
+            card.querySelector('button.approve').click();""", series, alice_short)
+        check(wait(driver, lambda d: "'-1' is negative" in notice_text(d), 10, "the refusal in English"),
+              f"bob's English page shows the daemon's own sentence for a cap of -1 ({notice_text(driver)!r})")
         driver.execute_script("""
             const card = document.querySelector(`#series-list li[data-series='${arguments[0]}']`);
             card.querySelector('input.approve-cap').value = '6';
@@ -449,6 +486,7 @@ def bob():
         wait_file("alice-ended")
         check(wait(driver, lambda d: series_state(d, series) == "ended", 20, "ended on bob's page"),
               "bob's page shows the subscription ended by alice, live")
+        switch(driver, "es", 390)
         wait_file("alice-done")
         driver.get(driver.current_url.split("#")[0] + "#sales")
         Select(driver.find_element(By.ID, "sales-period")).select_by_value("week")

@@ -69,6 +69,14 @@ struct DialTargets {
     }
 
     private(set) var targets: [String: DialTarget] = [:]
+
+    /// Where `peer` listens (`host:port`), from the first target (by key) that expects or pinned its key: a peer
+    /// that dialed us shows its listening address instead of its connection's ephemeral port. Nil when no target
+    /// names it.
+    func listeningAddress(of peer: PeerID) -> String? {
+        targets.sorted { $0.key < $1.key }.first { $0.value.expectedPeerID == peer || $0.value.pinnedPeerID == peer }
+            .map { "\($0.value.host):\($0.value.port)" }
+    }
     private var nextGeneration = 0
 
     /// The target under `key`.

@@ -252,6 +252,11 @@ public actor SessionManager {
         refusedKeys.state.withLock { $0[key] }
     }
 
+    /// Where `peer` listens (`host:port`) as a dial target (discovered or static) names it; nil when none does.
+    public func listeningAddress(of peer: PeerID) -> String? {
+        targets.listeningAddress(of: peer)
+    }
+
     /// Sends a frame on the session with `peer`; false when there is no session.
     @discardableResult
     public func send(_ message: PaymentMessage, to peer: PeerID) -> Bool {

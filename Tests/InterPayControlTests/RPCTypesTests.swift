@@ -50,6 +50,21 @@ struct RPCTypesTests {
         #expect(RPCResponse(["id": 1, "result": 1]) == nil)
     }
 
+    @Test("a refused amount names its reason and the values its sentence needs, in the error's data")
+    func amountReason() throws {
+        let error = RPCError.amount(.tooManyDecimals("1.5", currency: "JPY", allowed: 0), field: "--max")
+        #expect(error.code == .invalidParams)
+        #expect(error.reason == .amountTooManyDecimals)
+        #expect(error.message == "--max: JPY has no decimal places, got '1.5'")
+        #expect(
+            error.jsonValue.jsonText
+                == #"{"code":-32602,"data":{"allowed":"0","currency":"JPY","field":"--max","reason":"amountTooManyDecimals","text":"1.5"},"message":"--max: JPY has no decimal places, got '1.5'"}"#
+        )
+        #expect(RPCError.amount(.sign("-1")).reason == .amountSign)
+        #expect(RPCError.missing("peer").reason == .missingParameter)
+        #expect(RPCError.invalidParams("no reason").reason == nil)
+    }
+
     @Test("error codes have their JSON-RPC and application values")
     func codes() {
         #expect(RPCError.Code.parseError.rawValue == -32700)

@@ -336,6 +336,18 @@ struct WebAccessTests {
         }
     }
 
+    @Test("every reason the daemon gives an error has words in each language but English")
+    func errorWords() throws {
+        let text = try #require(WebAssets.text(of: "i18n.js"))
+        let start = try #require(text.range(of: "export const errorWords"))
+        let spanish = try #require(text[start.upperBound...].range(of: "es: {"))
+        let words = text[spanish.upperBound...]
+        for reason in ControlErrorReason.allCases {
+            #expect(words.contains("\n    \(reason.rawValue): "), "no Spanish words for \(reason.rawValue)")
+        }
+        for status in [401, 403, 413, 429] { #expect(words.contains("status\(status):")) }
+    }
+
     @Test("the page's language comes from Accept-Language")
     func language() async throws {
         #expect(WebApp.language(acceptLanguage: "es-MX,es;q=0.9,en;q=0.8") == "es")

@@ -18,20 +18,24 @@ extension ControlMethods {
                 return try Money(
                     parsing: text, currency: currency, decimalSeparator: params.decimalSeparator ?? .point)
             } catch {
-                throw RPCError.invalidParams("\(option): \(error.description)")
+                throw RPCError.amount(error, field: option)
             }
         }
         let cap = try money(params.max, "--max")
         let total = try money(params.total, "--total")
         if let periods = params.periods, !(1...Int64(Limits.maxSeriesCount)).contains(periods) {
-            throw RPCError.invalidParams("--periods must be from 1 to \(Limits.maxSeriesCount)")
+            throw RPCError(
+                code: .invalidParams, message: "--periods must be from 1 to \(Limits.maxSeriesCount)",
+                reason: .periodsRange, values: ["max": String(Limits.maxSeriesCount)])
         }
         var named: PeerID?
         if let text = params.peer {
             guard Self.names(text, peer: series.peerID) else {
-                throw RPCError.invalidParams(
-                    "--peer \(SafeText.escaped(text)) is not the ID of the peer that offered this series"
-                        + " (\(series.peerID.shortDescription))")
+                throw RPCError(
+                    code: .invalidParams,
+                    message: "--peer \(SafeText.escaped(text)) is not the ID of the peer that offered this series"
+                        + " (\(series.peerID.shortDescription))",
+                    reason: .seriesPeerMismatch, values: ["peer": series.peerID.shortDescription])
             }
             named = series.peerID
         }
@@ -77,7 +81,9 @@ extension ControlMethods {
         }
         let count = params.count
         if let count, !(1...Int64(Limits.maxSeriesCount)).contains(count) {
-            throw RPCError.invalidParams("count must be from 1 to \(Limits.maxSeriesCount)")
+            throw RPCError(
+                code: .invalidParams, message: "count must be from 1 to \(Limits.maxSeriesCount)",
+                reason: .periodsRange, values: ["max": String(Limits.maxSeriesCount)])
         }
         // A start is a wall-clock date (and time) in this daemon's subscription time zone.
         let timeZone = configuration.effectiveSubscriptionTimeZone
@@ -111,7 +117,9 @@ extension ControlMethods {
                     return "\(short)  \(direction) \(PeerLabel.text(names[series.peerID], series.peerID))"
                 })
         }
-        guard let match = matches.first else { throw EngineError.notFound("series '\(SafeText.escaped(text))'") }
+        guard let match = matches.first else {
+            throw EngineError.notFound(kind: "series", text: SafeText.escaped(text))
+        }
         return match
     }
 

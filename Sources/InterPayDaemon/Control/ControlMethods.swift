@@ -28,19 +28,30 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                 // Named as every surface names a peer (`PeerLabel`: its trust mark included); a ledger that cannot
                 // say leaves the short ID alone.
                 let names = try? await peerNames()
-                return RPCError.peerUnreachable(EngineError.unreachable(PeerLabel.text(names?[peer], peer)))
+                let label = PeerLabel.text(names?[peer], peer)
+                return RPCError(
+                    code: .peerUnreachable, message: EngineError.unreachable(label), reason: .peerUnreachable,
+                    values: ["peer": label])
             }
             return error.rpcError
+        case let error as MoneyError:
+            return RPCError.amount(error)
         case let error as RatesError:
             switch error {
-            case .unsupportedCurrency: return RPCError.invalidParams(error.description)
-            default: return RPCError.unavailable(error.description)
+            case .unsupportedCurrency(let code, _):
+                return RPCError(
+                    code: .invalidParams, message: error.description, reason: .ratesUnsupportedCurrency,
+                    values: ["code": code])
+            default: return RPCError(code: .unavailable, message: error.description, reason: .ratesUnavailable)
             }
         case let error as StoreError:
-            if case .invalidPrefix = error { return RPCError.invalidParams(error.description) }
-            return RPCError.internalError("ledger error: \(error.description)")
+            if case .invalidPrefix = error {
+                return RPCError(code: .invalidParams, message: error.description, reason: .invalid)
+            }
+            return RPCError(
+                code: .internalError, message: "ledger error: \(error.description)", reason: .internalError)
         default:
-            return RPCError.internalError(String(describing: error))
+            return RPCError(code: .internalError, message: String(describing: error), reason: .internalError)
         }
     }
 
@@ -72,7 +83,9 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     /// socket: whoever may use the socket may use the web app.
     func web() throws(RPCError) -> WebLogin {
         guard let address = configuration.webListen, let webAccess else {
-            throw RPCError.unavailable("the web app is off (interpayd --no-web, or [web] enabled = false)")
+            throw RPCError(
+                code: .unavailable, message: "the web app is off (interpayd --no-web, or [web] enabled = false)",
+                reason: .webUnavailable)
         }
         let port = shared.webPort
         if port == 0, let failure = shared.webFailure { throw RPCError.unavailable(failure) }
@@ -94,11 +107,16 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let interval = configuration.keepaliveInterval
         for session in live {
             let silence = sessions.silence(of: session.peerID) ?? .zero
+            // A peer that dialed us is shown where it listens (a discovered or static address naming its key), else
+            // by its host alone: its connection's source port is an ephemeral one.
+            let address =
+                session.direction == .outbound
+                ? session.remoteAddress : await sessions.listeningAddress(of: session.peerID) ?? session.host
             rows.append(
                 PeerInfo(
                     name: names[session.peerID]?.shown ?? session.name, announcedName: names[session.peerID]?.announced,
                     id: session.peerID.description, shortID: session.peerID.shortDescription,
-                    address: session.direction == .outbound ? session.remoteAddress : session.host, session: "up",
+                    address: address, session: "up",
                     lastSeen: Timestamp.now.secondsSince1970 - silence.components.seconds,
                     trust: await trust(session.peerID, trusted: trusted),
                     missedKeepalives: Self.missedKeepalives(silence: silence, interval: interval)))
@@ -146,7 +164,9 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let peerText = try required(params.peer, "peer")
         if let codeText = params.code {
             guard let code = PairingCode(userInput: codeText) else {
-                throw RPCError.invalidParams("a verification code is 6 digits, e.g. 123456")
+                throw RPCError(
+                    code: .invalidParams, message: "a verification code is 6 digits, e.g. 123456",
+                    reason: .pairingCodeFormat)
             }
             let peer = try await resolvePeer(peerText, requireSession: false)
             let record = try await pairing.confirm(code, with: peer)
@@ -187,7 +207,11 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     func rename(_ params: RenameParams) async throws -> PeerIdentity {
         let peer = try await resolvePeer(try required(params.peer, "peer"), requireSession: false)
         let name = try required(params.name, "name")
-        if let problem = DisplayName.problem(with: name) { throw RPCError.invalidParams(problem) }
+        if let problem = DisplayName.problem(with: name) {
+            throw RPCError(
+                code: .invalidParams, message: problem, reason: .textRefused,
+                values: ["field": "name", "max": String(Limits.maxNameLength)])
+        }
         guard try await database.renameTrustedPeer(peer, to: name) else {
             throw RPCError.notFound(
                 "\(peer.shortDescription) is not paired: only a paired peer's name is kept (interpay pair)")
@@ -206,7 +230,8 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let payer = try await resolvePeer(peerText, requireSession: key == nil)
         let expires = params.expiresInSeconds ?? 900
         guard (1...(30 * 86_400)).contains(expires) else {
-            throw RPCError.invalidParams("expiresInSeconds must be from 1 to 2592000")
+            throw RPCError(
+                code: .invalidParams, message: "expiresInSeconds must be from 1 to 2592000", reason: .expiryRange)
         }
         if let key, !SendKeyRecord.isValid(key) {
             throw RPCError.invalidParams(
@@ -293,8 +318,10 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                     : "the payment is \(record.state.rawValue), not settled"
             default: why = "the payment is \(record.state.rawValue)"
             }
-            throw EngineError.notFound(
-                "receipt of payment \(record.id.wireString.prefix(8)) (no receipt is available: \(why))")
+            let shortID = String(record.id.wireString.prefix(8))
+            throw RPCError(
+                code: .notFound, message: "receipt of payment \(shortID) (no receipt is available: \(why)) not found",
+                reason: .notFound, values: ["kind": "receipt", "text": shortID])
         }
         let summary = (try? SignedReceipt(verifying: text))?.summary  // a stored receipt was verified when stored
         return ReceiptInfo(payment: record.id.wireString, receipt: text, summary: summary)
@@ -316,10 +343,14 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     private func reason(_ params: PaymentParams) throws -> String? {
         guard let reason = params.reason else { return nil }
         guard reason.unicodeScalars.count <= Limits.maxReasonLength else {
-            throw RPCError.invalidParams("a reason has at most \(Limits.maxReasonLength) code points")
+            throw RPCError(
+                code: .invalidParams, message: "a reason has at most \(Limits.maxReasonLength) code points",
+                reason: .textRefused, values: ["field": "reason", "max": String(Limits.maxReasonLength)])
         }
         if let scalar = SafeText.forbiddenScalar(in: reason) {
-            throw RPCError.invalidParams("the reason holds the control character \(SafeText.describe(scalar))")
+            throw RPCError(
+                code: .invalidParams, message: "the reason holds the control character \(SafeText.describe(scalar))",
+                reason: .textRefused, values: ["field": "reason", "max": String(Limits.maxReasonLength)])
         }
         return reason
     }
@@ -356,7 +387,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let view = try Self.only(text, in: detail.matches.map { ($0.record, peerName($0)) }).flatMap { _ in
             detail.matches.first
         }
-        guard let view else { throw EngineError.notFound("payment '\(SafeText.escaped(text))'") }
+        guard let view else { throw EngineError.notFound(kind: "payment", text: SafeText.escaped(text)) }
         // As in `paymentList`: an amount that does not read is shown without a conversion.
         let converted = (try? view.record.amount).flatMap(await conversions.quoter())
         return PaymentDetailInfo(
@@ -431,7 +462,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                 parsing: try required(params.amount, "amount"), currency: from,
                 decimalSeparator: params.decimalSeparator ?? .point)
         } catch let error as MoneyError {
-            throw RPCError.invalidParams(error.description)
+            throw RPCError.amount(error)
         }
         var converted = Conversions.info(try await conversions.rates.convert(amount, to: to, now: .now))
         converted.from = MoneyAmount(amount: amount.formattedAmount, currency: from.code)
@@ -468,12 +499,12 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     }
 
     private func currencyCode(_ text: String) throws -> CurrencyCode {
-        do { return try CurrencyCode(userInput: text) } catch { throw RPCError.invalidParams(error.description) }
+        do { return try CurrencyCode(userInput: text) } catch { throw RPCError.amount(error) }
     }
 
     /// A required string param: empty counts as missing.
     func required(_ value: String, _ key: String) throws(RPCError) -> String {
-        guard !value.isEmpty else { throw RPCError.invalidParams("missing parameter '\(key)'") }
+        guard !value.isEmpty else { throw RPCError.missing(key) }
         return value
     }
 
@@ -485,7 +516,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         do {
             return try Money(parsing: amount, currencyCode: currency, decimalSeparator: separator ?? .point)
         } catch {
-            throw RPCError.invalidParams(error.description)
+            throw RPCError.amount(error)
         }
     }
 
@@ -505,7 +536,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         case .ambiguous(let candidates):
             throw EngineError.ambiguous(SafeText.escaped(text), candidates: candidates)
         case .notFound:
-            throw EngineError.notFound("peer '\(SafeText.escaped(text))'")
+            throw EngineError.notFound(kind: "peer", text: SafeText.escaped(text))
         }
     }
 
@@ -515,7 +546,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         let matches = try await database.payments(idPrefix: text)
         let names = matches.count > 1 ? try await peerNames() : [:]
         guard let match = try Self.only(text, in: matches.map { ($0, names[$0.peerID]) }) else {
-            throw EngineError.notFound("payment '\(SafeText.escaped(text))'")
+            throw EngineError.notFound(kind: "payment", text: SafeText.escaped(text))
         }
         return match
     }
@@ -590,14 +621,36 @@ extension EngineError {
     /// The JSON-RPC error the CLI maps to its exit code.
     var rpcError: RPCError {
         switch self {
-        case .notFound: .notFound(description)
-        case .ambiguous(_, let candidates): .notFound(description, data: .array(candidates.map(JSONValue.string)))
-        case .conflict(let reason): .conflict(description, data: .object(["reasonCode": .string(reason.rawValue)]))
-        case .notPermitted: .forbidden(description)
-        case .peerUnreachable: .peerUnreachable(description)
-        case .invalid: .invalidParams(description)
-        case .storage: .internalError(description)
-        case .keyReused, .alreadySettling: .conflict(description)
+        case .notFound(let kind, let text):
+            RPCError(code: .notFound, message: description, reason: .notFound, values: ["kind": kind, "text": text])
+        case .ambiguous(let text, let candidates):
+            RPCError(
+                code: .notFound, message: description, reason: .ambiguous, values: ["text": text],
+                extra: ["candidates": .array(candidates.map(JSONValue.string))])
+        case .conflict(let reason):
+            RPCError(
+                code: .conflict, message: description, reason: .conflict, values: ["reasonCode": reason.rawValue])
+        case .notPermitted: RPCError(code: .forbidden, message: description, reason: .notPermitted)
+        case .peerUnreachable(let peer):
+            RPCError(
+                code: .peerUnreachable, message: description, reason: .peerUnreachable,
+                values: ["peer": peer.shortDescription])
+        case .invalid: RPCError(code: .invalidParams, message: description, reason: .invalid)
+        case .storage: RPCError(code: .internalError, message: description, reason: .internalError)
+        case .alreadySettling: RPCError(code: .conflict, message: description, reason: .alreadySettled)
+        case .keyReused: RPCError(code: .conflict, message: description, reason: .keyReused)
+        case .unpairedOffer(let peer):
+            RPCError(
+                code: .forbidden, message: description, reason: .seriesUnpaired,
+                values: ["peer": peer.shortDescription])
+        case .seriesAmount(let field, let currency):
+            RPCError(
+                code: .invalidParams, message: description, reason: .seriesAmount,
+                values: ["field": field, "currency": currency.code])
+        case .textRefused(let field, let max):
+            RPCError(
+                code: .invalidParams, message: description, reason: .textRefused,
+                values: ["field": field, "max": String(max)])
         }
     }
 }

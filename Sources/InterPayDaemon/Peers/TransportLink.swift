@@ -23,7 +23,9 @@ struct TransportLink: PaymentLink {
     /// A transport session as the engine sees it.
     static func linkSession(_ info: SessionInfo) -> LinkSession {
         LinkSession(
-            peerID: info.peerID, name: info.name, address: info.remoteAddress, serial: info.serial,
+            // A peer that dialed us is kept by its host: its connection's source port is an ephemeral one.
+            peerID: info.peerID, name: info.name, address: info.direction == .outbound ? info.remoteAddress : info.host,
+            serial: info.serial,
             capabilities: info.capabilities)
     }
 }

@@ -2,8 +2,8 @@ public import InterPayCore
 
 /// Why a payment command failed; each maps to a JSON-RPC error and a CLI exit code.
 public enum EngineError: Error, Sendable, CustomStringConvertible {
-    /// No payment or peer matches.
-    case notFound(String)
+    /// No `kind` (payment, peer or series) matches `text`.
+    case notFound(kind: String, text: String)
     /// More than one payment or peer matches; the candidates are listed.
     case ambiguous(String, candidates: [String])
     /// The payment is already final (or awaiting the payee); the action lost.
@@ -21,10 +21,16 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case alreadySettling(String)
     /// The idempotency key of a `send` was used in the last 24 hours for a different request.
     case keyReused(String)
+    /// A subscription offer from a peer that is not paired, approved without naming the peer (S-IMPOSTOR).
+    case unpairedOffer(PeerID)
+    /// A series' cap or total (`field`) not above zero or not in the series' currency.
+    case seriesAmount(field: String, currency: CurrencyCode)
+    /// A reason or reference (`field`) longer than `max` code points or holding a control character.
+    case textRefused(field: String, max: Int)
 
     public var description: String {
         switch self {
-        case .notFound(let what): "\(what) not found"
+        case .notFound(let kind, let text): "\(kind) '\(text)' not found"
         case .ambiguous(let what, let candidates):
             "'\(what)' is ambiguous; it matches:\n  \(candidates.joined(separator: "\n  "))"
         case .conflict(let reason): "the payment was \(reason) (\(reason.rawValue))"
@@ -35,6 +41,15 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
         case .alreadySettling(let reason): reason
         case .keyReused(let key):
             "the idempotency key '\(key)' was used in the last 24 hours for a different request; nothing was sent"
+        case .unpairedOffer(let peer):
+            "the offer comes from \(peer.shortDescription), a peer that is not paired (unverified):"
+                + " pair with it first, or approve with --peer \(peer.shortDescription) if you know it is who you mean"
+        case .seriesAmount(let field, let currency):
+            "the \(field) must be more than zero, in the series' currency (\(currency.code))"
+        case .textRefused(let field, let max):
+            field == "reference"
+                ? "the reference must be 1 to \(max) characters without control characters"
+                : "a \(field) is at most \(max) characters, without control characters"
         }
     }
 

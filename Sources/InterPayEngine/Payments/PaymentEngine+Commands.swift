@@ -147,7 +147,7 @@ extension PaymentEngine {
     ) throws -> StepOutcome {
         var outcome = StepOutcome()
         guard var record = try ledger.payment(id: paymentID) else {
-            outcome.refusal = .notFound("payment \(paymentID.wireString)")
+            outcome.refusal = .notFound(kind: "payment", text: paymentID.wireString)
             return outcome
         }
         var lifecycle = record.lifecycle

@@ -107,7 +107,7 @@ extension PaymentEngine {
     ) throws -> StepOutcome {
         var outcome = StepOutcome()
         guard var record = try ledger.series(id: seriesID) else {
-            outcome.refusal = .notFound("series \(seriesID.wireString)")
+            outcome.refusal = .notFound(kind: "series", text: seriesID.wireString)
             return outcome
         }
         let amount = try record.amount
@@ -124,10 +124,7 @@ extension PaymentEngine {
             if !record.state.isFinal, named != record.peerID, try !ledger.isPaired(record.peerID) {
                 // An offer from a peer that is not paired is never approved as a contact's by mistake: the user names
                 // the peer by its ID (S-IMPOSTOR).
-                outcome.refusal = .notPermitted(
-                    "the offer comes from \(record.peerID.shortDescription), a peer that is not paired (unverified):"
-                        + " pair with it first, or approve with --peer \(record.peerID.shortDescription) if you know it"
-                        + " is who you mean")
+                outcome.refusal = .unpairedOffer(record.peerID)
                 return outcome
             }
             if let periods, !(1...Limits.maxSeriesCount).contains(periods) {
@@ -135,8 +132,7 @@ extension PaymentEngine {
                 return outcome
             }
             if let total, total.currency != amount.currency || total.minorUnits <= 0 {
-                outcome.refusal = .invalid(
-                    "the total must be more than zero, in the series' currency (\(amount.currency.code))")
+                outcome.refusal = .seriesAmount(field: "total", currency: amount.currency)
                 return outcome
             }
             approval =
@@ -146,8 +142,7 @@ extension PaymentEngine {
             if record.state == .approved, let approval {
                 // A renewal: a new cap and total, counted from now; the payee learns nothing it needs.
                 if let cap, cap.currency != amount.currency || cap.minorUnits <= 0 {
-                    outcome.refusal = .invalid(
-                        "the cap must be more than zero, in the series' currency (\(amount.currency.code))")
+                    outcome.refusal = .seriesAmount(field: "cap", currency: amount.currency)
                     return outcome
                 }
                 record.capMinor = (cap ?? amount).minorUnits
@@ -182,8 +177,7 @@ extension PaymentEngine {
         if let reason,
             reason.unicodeScalars.count > Limits.maxReasonLength || SafeText.forbiddenScalar(in: reason) != nil
         {
-            outcome.refusal = .invalid(
-                "a reason is at most \(Limits.maxReasonLength) characters, without control characters")
+            outcome.refusal = .textRefused(field: "reason", max: Limits.maxReasonLength)
             return outcome
         }
         if action != .end,

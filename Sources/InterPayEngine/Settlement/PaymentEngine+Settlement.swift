@@ -30,8 +30,7 @@ extension PaymentEngine {
             guard (1...Limits.maxReferenceLength).contains(reference.unicodeScalars.count),
                 SafeText.forbiddenScalar(in: reference) == nil
             else {
-                throw .invalid(
-                    "the reference must be 1 to \(Limits.maxReferenceLength) characters without control characters")
+                throw .textRefused(field: "reference", max: Limits.maxReferenceLength)
             }
         }
         let messageID = UUID.timeOrdered()
@@ -61,7 +60,7 @@ extension PaymentEngine {
     ) throws -> StepOutcome {
         var outcome = StepOutcome()
         guard var record = try ledger.payment(id: paymentID) else {
-            outcome.refusal = .notFound("payment \(paymentID.wireString)")
+            outcome.refusal = .notFound(kind: "payment", text: paymentID.wireString)
             return outcome
         }
         if record.role == .payer,
@@ -98,7 +97,7 @@ extension PaymentEngine {
     ) throws -> StepOutcome {
         var outcome = StepOutcome()
         guard var record = try ledger.payment(id: paymentID) else {
-            outcome.refusal = .notFound("payment \(paymentID.wireString)")
+            outcome.refusal = .notFound(kind: "payment", text: paymentID.wireString)
             return outcome
         }
         if record.role == .payee,

@@ -2,7 +2,7 @@
 // daemon's events arrive on /api/events (Server-Sent Events). Every call carries the session /login opened, as
 // `Authorization: Bearer`: the session is kept in this origin's storage, never in a cookie, because a browser sends
 // cookies to every port of the host and storage is kept apart by port.
-import { strings } from "/assets/i18n.js";
+import { errorWords, strings } from "/assets/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 // The language the user chose here, else the one the daemon picked from Accept-Language (<html lang>).
@@ -30,9 +30,23 @@ async function api(method, params) {
   if (!response.ok) {
     const error = new Error(body.error ? body.error.message : response.statusText);
     error.code = body.error ? body.error.code : undefined;
+    error.status = response.status;
+    const data = body.error && body.error.data;
+    error.data = data && typeof data === "object" && !Array.isArray(data) ? data : {};
     throw error;
   }
   return body;
+}
+
+/**
+ * What went wrong, in the page's language: the daemon's reason (`data.reason`) in this language's words, else the
+ * words for the HTTP status; an English page shows the daemon's own sentence.
+ */
+function errorText(error) {
+  const words = errorWords[language];
+  if (!words || error.status === undefined) return error.message;
+  const word = words[error.data.reason] || words[`status${error.status}`] || words.other;
+  return word(error.data, error.message);
 }
 
 /** The number of decimals of a currency (JPY 0, MXN 2, KWD 3). */
@@ -189,7 +203,7 @@ async function act(method, params, then) {
     if (then) await then(result);
     return result;
   } catch (error) {
-    notice(error.message);
+    notice(errorText(error));
   }
 }
 
@@ -234,8 +248,8 @@ function checkAmount() {
       } catch (error) {
         const invalid = error.code === -32602;
         if (!current()) return resolve(!invalid);
-        input.setCustomValidity(invalid ? error.message : "");
-        $("request-preview").textContent = invalid ? error.message : "";
+        input.setCustomValidity(invalid ? errorText(error) : "");
+        $("request-preview").textContent = invalid ? errorText(error) : "";
         resolve(!invalid);
       }
     }, 250);
@@ -530,7 +544,7 @@ async function loadConverter() {
     $("rates-freshness").textContent =
       `${t("ratesFrom")} ${rates.source}, ${age} min${rates.stale ? ` (${t("stale")})` : ""}`;
   } catch (error) {
-    $("rates-freshness").textContent = error.message;
+    $("rates-freshness").textContent = errorText(error);
   }
 }
 
@@ -646,7 +660,7 @@ async function show() {
     if (link.getAttribute("href") === `#${name}`) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  try { await pages[name](); } catch (error) { notice(error.message); }
+  try { await pages[name](); } catch (error) { notice(errorText(error)); }
   document.body.dataset.page = name;
   document.body.dataset.ready = "true";
 }
@@ -714,7 +728,7 @@ async function listen() {
             try { notify(JSON.parse(text)); } catch { /* not an event this page knows: nothing to tell */ }
           }
           const page = document.body.dataset.page;
-          if (pages[page] && page !== "converter") pages[page]().catch((error) => notice(error.message));
+          if (pages[page] && page !== "converter") pages[page]().catch((error) => notice(errorText(error)));
         }
       }
     } catch { /* the daemon stopped or the network dropped: try again below */ }

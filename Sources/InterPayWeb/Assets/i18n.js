@@ -74,3 +74,64 @@ export const strings = {
     queuedNotice: "En cola, se reenvía hasta que lo confirme: aún sin confirmar por",
   },
 };
+
+// The daemon's errors in each language but English, by the `reason` of the error's data and the values it carries
+// (docs/control-api.md, "Errors"); English pages show the daemon's own sentence. A reason without words here, and
+// an error without a reason, fall back to the words for its HTTP status, then to `other`.
+const esField = { memo: "El concepto", reason: "El motivo", reference: "La referencia", name: "El nombre",
+  cap: "El tope", total: "El total", "--max": "El tope", "--total": "El total" };
+const esKind = { payment: "el pago", peer: "el contacto", series: "la suscripción" };
+const esDecided = { ALAC: "ya estaba aceptado", ACLR: "ya estaba cancelado", ARFR: "ya estaba rechazado",
+  AEXR: "ya había vencido" };
+const writeAmount = "escribe cifras con un separador decimal opcional, p. ej. 12,50";
+export const errorWords = {
+  es: {
+    amountEmpty: () => `No se indicó un importe (${writeAmount}).`,
+    amountInvalid: (v) => `«${v.text}» no es un importe (${writeAmount} o 0,50).`,
+    amountNotANumber: (v) => `«${v.text}» no es un número (${writeAmount}).`,
+    amountSign: (v) => `«${v.text}» lleva signo: escribe solo el importe.`,
+    amountExponent: (v) => `«${v.text}» lleva exponente: escribe el importe completo, p. ej. 1000 en vez de 1e3.`,
+    amountGrouping: (v) => `«${v.text}» lleva separadores de miles: quítalos, p. ej. 1000,00 en vez de 1.000,00.`,
+    amountAmbiguous: (v) => `«${v.text}» podría ser mil veces más o menos: escríbelo sin separador de miles y con ` +
+      "el separador decimal del idioma elegido.",
+    amountNotPositive: (v) => `«${v.text}» no es mayor que cero: los importes son positivos (el tipo de ` +
+      "operación dice quién paga).",
+    amountTooManyDecimals: (v) => v.allowed === "0"
+      ? `${v.currency} no tiene decimales: «${v.text}».`
+      : `${v.currency} admite como mucho ${v.allowed} decimal${v.allowed === "1" ? "" : "es"}: «${v.text}».`,
+    amountOverflow: (v) => `El importe «${v.text}» es demasiado grande.`,
+    currencyInvalid: (v) => `«${v.code}» no es un código de moneda (tres letras, p. ej. EUR).`,
+    currencyUnknown: (v) => `Moneda desconocida: «${v.code}» (no es un código ISO 4217 vigente).`,
+    missingParameter: (v) => `Falta un dato: ${strings.es[v.param] || v.param}.`,
+    textRefused: (v) => `${esField[v.field] || "El texto"} admite como mucho ${v.max} caracteres, sin caracteres ` +
+      "de control.",
+    expiryRange: () => "El vencimiento va de 1 segundo a 30 días.",
+    periodsRange: (v) => `El número de periodos va de 1 a ${v.max}.`,
+    pairingCodeFormat: () => "El código de verificación tiene 6 cifras, p. ej. 123456.",
+    notFound: (v) => v.kind === "receipt"
+      ? `El pago ${v.text} no tiene recibo (solo un pago liquidado lo tiene).`
+      : `No se encontró ${esKind[v.kind] || "el registro"} «${v.text}»: quizá ya no existe; recarga la página.`,
+    ambiguous: (v) => `«${v.text}» coincide con varios: escribe más caracteres del ID.`,
+    conflict: (v) => `No se hizo nada: el pago ${esDecided[v.reasonCode] || "ya estaba decidido"}.`,
+    alreadySettled: () => "El pago ya está marcado como pagado o liquidado.",
+    keyReused: () => "Esta clave ya se usó en las últimas 24 horas para otra solicitud; no se envió nada.",
+    peerUnreachable: (v) => `Sin sesión con ${v.peer}: no se le puede contactar ahora. Inténtalo cuando aparezca ` +
+      "como activo en Cerca.",
+    seriesUnpaired: (v) => `La oferta viene de ${v.peer}, un contacto sin emparejar (sin verificar): emparéjalo ` +
+      "primero, o escribe su ID corto si sabes que es quien crees.",
+    seriesAmount: (v) => `${esField[v.field] || "El importe"} debe ser mayor que cero y en la moneda de la ` +
+      `suscripción (${v.currency}).`,
+    seriesPeerMismatch: (v) => `Ese no es el ID del contacto que ofreció la suscripción (${v.peer}).`,
+    notPermitted: (_, message) => `Esta acción no está permitida aquí (${message}).`,
+    invalid: (_, message) => `La solicitud no es válida (${message}).`,
+    ratesUnavailable: () => "Los tipos de cambio no están disponibles ahora; el nodo los reintenta solo.",
+    ratesUnsupportedCurrency: (v) => `Los tipos de cambio no incluyen ${v.code}.`,
+    webUnavailable: () => "La aplicación web está desactivada en este nodo.",
+    internalError: (_, message) => `El nodo falló al atender la solicitud (${message}); consulta su registro.`,
+    status401: () => "La sesión web caducó o no es válida: abre otra vez el enlace que da «interpay web».",
+    status403: () => "El nodo rechazó la solicitud (origen o usuario no admitido).",
+    status413: () => "La solicitud es demasiado grande.",
+    status429: () => "Demasiadas solicitudes seguidas: espera un momento.",
+    other: (_, message) => `El nodo rechazó la solicitud (${message}).`,
+  },
+};
