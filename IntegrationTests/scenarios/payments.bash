@@ -49,6 +49,19 @@ bob_flags=(--currency EUR --rates-url "http://127.0.0.1:8765/v6/latest/{base}")
 start_daemon 1 alice
 start_daemon 2 bob "${bob_flags[@]}"
 sessions_between alice bob
+# One of the two dialed the other: both sides still show the other's listening port, never the ephemeral source
+# port of the connection that came in.
+peer_address() {
+    on "$1" peers --json | python3 -c '
+import json, sys
+print(next(p["address"] for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1] and p["session"] == "up"))' "$2"
+}
+for pair in "alice bob" "bob alice"; do
+    read -r viewer other <<<"$pair"
+    port=$(on "$other" status --json | json_get port)
+    address=$(peer_address "$viewer" "$other")
+    expect_match "$viewer's peers shows $other where it listens (port $port)" "*:$port" "$address"
+done
 
 echo "== send → accept"
 id=$(on alice send bob 12.50 MXN --memo "tacos" --category food)
