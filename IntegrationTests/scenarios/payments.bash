@@ -130,6 +130,19 @@ else
     fail "alice after currency mxn: $(currency_of alice)"
 fi
 expect_exit 2 "an unknown currency is a usage error" on alice currency XYZ
+# A currency chosen at run time is also the base the rates are asked for: bob's fixture has a JPY file whose rates
+# differ on purpose from the EUR file's (1 JPY = 0.01 EUR there, 1/163.25 EUR here), so the answer tells which file
+# the conversion used.
+cat >"$work/rates/v6/latest/JPY" <<JSON
+{"result":"success","base_code":"JPY","time_last_update_unix":1763769600,"time_next_update_unix":$next_update,
+ "conversion_rates":{"JPY":1,"EUR":0.01,"MXN":0.1,"USD":0.012}}
+JSON
+on bob currency JPY >/dev/null
+expect_match "after 'currency JPY', bob's conversions use the JPY rates (1000 JPY = 10.00 EUR)" '*= 10.00 EUR*' \
+    "$(on bob convert 1000 JPY EUR)"
+on bob currency --clear >/dev/null
+expect_match "back to the configuration's EUR, the EUR rates again (1000 JPY = 6.13 EUR)" '*= 6.13 EUR*' \
+    "$(on bob convert 1000 JPY EUR)"
 
 echo "== restarts keep everything"
 keep=$(on alice send bob 7 USD --memo "kept")
@@ -283,6 +296,13 @@ fi
 echo "== the CLI's errors"
 expect_exit 4 "an unknown payment is not found" on alice show ffffffff
 expect_exit 4 "send to an unknown peer: not found" on alice send nobody-here 1 EUR
+# Time-ordered IDs share their first characters: a prefix names several payments, listed one per line.
+expect_exit 4 "a prefix of several payments is ambiguous" on alice show "${id:0:4}"
+if [[ $last_err == *"is ambiguous; it matches:"$'\n'"  "* && $last_err != *'\u{'* ]] && (($(wc -l <<<"$last_err") >= 3)); then
+    pass "the candidates are listed one per line, not as escapes on one line"
+else
+    fail "ambiguous prefix: $last_err"
+fi
 stop_daemon bob
 expect_exit 6 "send to a known peer without a session fails fast" on alice send bob 1 EUR
 expect_match "the message names the peer as every surface does, name (SHORTID), and says it is not reachable" \

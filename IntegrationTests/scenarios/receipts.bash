@@ -112,6 +112,10 @@ else
 fi
 settled=$(on alice stats --period all --json | python3 -c 'import json,sys; print(sorted((r["currency"], r["count"], r["settledCount"]) for r in json.load(sys.stdin)["rows"]))')
 expect_eq "stats count settled payments apart from accepted ones" "[('JPY', 1, 0), ('MXN', 1, 1)]" "$settled"
+bob_short=$(on bob status --json | json_get shortID)
+expect_match "stats --by peer names the peer as every surface does: name (SHORTID) and its trust" \
+    "*bob ($bob_short) \\[unverified\\]*" "$(on alice stats --period all --by peer)"
+expect_match "stats by currency has one currency column" "SIDE  CURRENCY  COUNT*" "$(on alice stats --period all | head -n 1)"
 
 echo "== paid and received cross during a link cut"
 cut=$(on alice send bob 42 MXN --memo "cut")

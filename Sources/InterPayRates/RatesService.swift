@@ -71,21 +71,23 @@ public actor RatesService {
         }
     }
 
-    /// Converts `amount` to `target` with the rates of `base` at time `now` (see `rates(base:now:)` and
-    /// `CurrencyConverter`).
-    public func convert(_ amount: Money, to target: CurrencyCode, now: Timestamp) async throws(RatesError) -> Quote {
-        let rates = try await rates(base: base, now: now)
+    /// Converts `amount` to `target` with the rates of `base` (nil: the service's `base`) at time `now` (see
+    /// `rates(base:now:)` and `CurrencyConverter`).
+    public func convert(
+        _ amount: Money, to target: CurrencyCode, base: CurrencyCode? = nil, now: Timestamp
+    ) async throws(RatesError) -> Quote {
+        let rates = try await rates(base: base ?? self.base, now: now)
         return try CurrencyConverter.convert(amount, to: target, using: rates)
     }
 
     /// Converts `amount` with the rates already cached, never fetching: for paths that must not wait on the
     /// network. Nil when nothing is cached.
     public func convertCached(
-        _ amount: Money, to target: CurrencyCode, now: Timestamp
+        _ amount: Money, to target: CurrencyCode, base: CurrencyCode? = nil, now: Timestamp
     ) async throws(RatesError)
         -> Quote?
     {
-        guard let cached = await cachedSnapshot(base: base) else { return nil }
+        guard let cached = await cachedSnapshot(base: base ?? self.base) else { return nil }
         return try CurrencyConverter.convert(
             amount, to: target, using: CurrentRates(snapshot: cached, now: now, staleReason: nil))
     }

@@ -30,6 +30,20 @@ struct CLIError: Error {
         return "it cannot be read"
     }
 
+    /// The daemon's message, escaped (`SafeText`: it may quote a peer's text); for a text that names several payments
+    /// or peers, its first line and then each candidate on a line of its own, each escaped.
+    static func text(of rpc: RPCError) -> String {
+        guard rpc.reason == .ambiguous, case .object(let data)? = rpc.data,
+            case .array(let candidates)? = data["candidates"]
+        else { return SafeText.escaped(rpc.message) }
+        let first = rpc.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? rpc.message
+        let lines = candidates.compactMap { candidate -> String? in
+            guard case .string(let text) = candidate else { return nil }
+            return "  " + SafeText.escaped(text)
+        }
+        return ([SafeText.escaped(first)] + lines).joined(separator: "\n")
+    }
+
     /// Maps a control-socket failure to its exit code.
     init(_ error: ControlClientError, socketPath: String) {
         switch error {
@@ -60,8 +74,7 @@ struct CLIError: Error {
                 case RPCError.Code.invalidParams: 2
                 default: 1
                 }
-            // The daemon's message may quote a peer's text: print it escaped (`SafeText`).
-            self.init(message: SafeText.escaped(rpc.message), exitCode: code)
+            self.init(message: Self.text(of: rpc), exitCode: code)
         default:
             self.init(message: error.description, exitCode: 1)
         }

@@ -20,6 +20,18 @@ enum Formatting {
     /// `12.50 MXN`, with the amount in the preferred currency when the daemon gave one: the quote stored when the
     /// payment was accepted, `12.50 MXN (= 0.62 EUR when accepted)`, else the current conversion,
     /// `12.50 MXN (≈ 0.62 EUR)` (`, stale rates` when the rates could not be refreshed).
+    /// An age as people say it: "45 s", "12 min", "5 h 20 min", "3 days".
+    static func age(_ seconds: Int64) -> String {
+        switch seconds {
+        case ..<60: "\(max(0, seconds)) s"
+        case ..<3_600: "\(seconds / 60) min"
+        case ..<86_400:
+            seconds % 3_600 < 60 ? "\(seconds / 3_600) h" : "\(seconds / 3_600) h \(seconds % 3_600 / 60) min"
+        case ..<(2 * 86_400): "1 day"
+        default: "\(seconds / 86_400) days"
+        }
+    }
+
     static func amount(_ payment: PaymentInfo) -> String {
         var text = "\(payment.amount.printable) \(payment.currency.printable)"
         if let quote = payment.quote {

@@ -47,7 +47,7 @@ struct Pair: AsyncParsableCommand {
             let short = PeerID.isShortID(result.peer.shortID) ? result.peer.shortID : "PEER"
             let trust = result.trust
             if code != nil {
-                print("Paired with \(name) (\(result.peer.id.printable)).")
+                print("Paired with \(name); its full peer ID: \(result.peer.id.printable)")
                 return
             }
             switch trust.pairing {

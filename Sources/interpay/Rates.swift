@@ -30,9 +30,14 @@ struct Rates: AsyncParsableCommand {
             table.add("source", result.source.printable)
             table.add("updated", Formatting.localTime(result.updatedAt))
             table.add("next update", Formatting.localTime(result.nextUpdateAt))
-            table.add("age", "\(result.ageSeconds) s")
+            table.add("age", Formatting.age(result.ageSeconds))
             let reason = result.staleReason?.printable ?? "the source could not be reached"
-            table.add("status", result.stale ? "stale: \(reason)" : "fresh")
+            // Fresh says that nothing newer can be had from the source before its next update, not that the rates
+            // are recent: rates published more than two days ago say so.
+            let old =
+                result.ageSeconds > 2 * 86_400
+                ? " (the newest the source has, but published \(Formatting.age(result.ageSeconds)) ago)" : ""
+            table.add("status", result.stale ? "stale: \(reason)" : "fresh" + old)
             table.add("currencies", "\(rates.count)")
             table.print()
             if all {

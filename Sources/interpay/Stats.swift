@@ -20,13 +20,16 @@ struct Stats: AsyncParsableCommand {
 
     func run() async throws {
         global.output(try await global.call(ControlAPI.stats, StatsParams(period: period, by: by))) { result in
-            var table = Table(
-                by.rawValue.uppercased(), "SIDE", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL")
+            // Grouped by currency, the group is the currency column itself.
+            let grouped = by != .currency
+            let columns = ["SIDE", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL"]
+            var table = Table(columns: (grouped ? [by.rawValue.uppercased()] : []) + columns)
             for row in result.rows {
-                table.add(
-                    row.group?.printable ?? "-", StateWords.side(row.direction), row.currency.printable,
-                    String(row.count),
-                    row.total.printable, row.average.printable, String(row.settledCount), row.settledTotal.printable)
+                let cells = [
+                    StateWords.side(row.direction), row.currency.printable, String(row.count), row.total.printable,
+                    row.average.printable, String(row.settledCount), row.settledTotal.printable,
+                ]
+                table.add(cells: (grouped ? [row.group?.printable ?? "-"] : []) + cells)
             }
             table.print()
         }

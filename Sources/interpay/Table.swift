@@ -7,7 +7,17 @@ struct Table {
         self.headers = headers
     }
 
+    /// A table of the columns `columns`, for a set of columns known at run time.
+    init(columns: [String]) {
+        self.headers = columns
+    }
+
     mutating func add(_ cells: String...) {
+        rows.append(cells)
+    }
+
+    /// Adds a row of `cells`, one per column.
+    mutating func add(cells: [String]) {
         rows.append(cells)
     }
 

@@ -20,7 +20,7 @@ final class MemoryNode: Sendable {
     init(
         _ name: String, inboundCapacity: Int = 1_024, signer: ReceiptSigner? = nil,
         capabilities: [String] = [PaymentMessage.receiptsCapability], acceptFrom: AcceptPolicy = .any,
-        acceptTestPeriods: Bool = true
+        acceptTestPeriods: Bool = true, acceptanceQuote: PaymentEngine.AcceptanceQuote? = nil
     ) throws {
         directory = try TemporaryDirectory()
         id = signer?.peerID ?? PeerID(subjectPublicKeyInfoDER: Array("key of \(name)".utf8))
@@ -29,7 +29,7 @@ final class MemoryNode: Sendable {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
         let engine = PaymentEngine(
-            me: id, database: database, link: link, acceptFrom: acceptFrom,
+            me: id, database: database, link: link, acceptanceQuote: acceptanceQuote, acceptFrom: acceptFrom,
             requestLimits: .init(maxPending: .max, maxPerMinute: .max),
             inboundCapacity: inboundCapacity, receiptIssuer: signer.map { ReceiptIssuer(signer: $0, name: name) },
             acceptTestPeriods: acceptTestPeriods, logger: logger)

@@ -11,9 +11,12 @@ struct SeriesEngineTests {
     static let capabilities = [PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability]
 
     /// Alice and Bob, paired (an offer from a peer that is not paired is approved only naming its ID), on one link.
-    static func pair(paired: Bool = true, acceptTestPeriods: Bool = true) async throws -> (MemoryNode, MemoryNode) {
+    static func pair(
+        paired: Bool = true, acceptTestPeriods: Bool = true, quote: PaymentEngine.AcceptanceQuote? = nil
+    ) async throws -> (MemoryNode, MemoryNode) {
         let alice = try MemoryNode("alice", capabilities: capabilities)
-        let bob = try MemoryNode("bob", capabilities: capabilities, acceptTestPeriods: acceptTestPeriods)
+        let bob = try MemoryNode(
+            "bob", capabilities: capabilities, acceptTestPeriods: acceptTestPeriods, acceptanceQuote: quote)
         if paired {
             try await alice.database.trust(TrustedPeerRecord(peerID: bob.id, name: "bob", pairedAt: .now))
             try await bob.database.trust(TrustedPeerRecord(peerID: alice.id, name: "alice", pairedAt: .now))
@@ -49,7 +52,17 @@ struct SeriesEngineTests {
 
     @Test("offer → approve with a cap → the period due is requested and accepted automatically, once")
     func approvedWithinCap() async throws {
-        let (alice, bob) = try await Self.pair()
+        // bob's daemon quotes every amount in euros (1 MXN = 0.05 EUR): the automatic acceptance keeps its quote,
+        // as the user's own acceptance does.
+        let (alice, bob) = try await Self.pair(quote: { money in
+            let euro = try? CurrencyCode("EUR")
+            return euro.flatMap { euro in
+                try? Quote(
+                    amount: money, converted: Money(minorUnits: money.minorUnits / 20, currency: euro), base: euro,
+                    fromRate: ExactDecimal(parsing: "20"), toRate: ExactDecimal(parsing: "1"), rate: "0.05",
+                    rateIsExact: true, ratesUpdatedAt: .now, isStale: false, ratesAge: 0)
+            }
+        })
         let series = try await Self.offer(alice, bob)
         let offered = try #require(try await bob.database.seriesList().first)
         #expect(offered.series.state == .offered && offered.series.role == .payer)
@@ -64,6 +77,7 @@ struct SeriesEngineTests {
         }
         let onBob = try #require(try await bob.database.payment(id: id))
         #expect(onBob.seriesID == series.id && onBob.seriesIndex == 0)
+        #expect(onBob.quoteCurrency == "EUR" && onBob.quoteMinor == 62 && onBob.quoteRate == "0.05")
         let events = try await bob.database.events(paymentID: id)
         #expect(events.contains { $0.toState == .accepted && ($0.detail ?? "").contains("accepted automatically") })
         // More ticks in the same period request nothing more.

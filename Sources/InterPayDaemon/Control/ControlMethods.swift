@@ -439,10 +439,9 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                 // A stored peer ID was checked when stored; a key that no longer reads is shown as it is.
                 if grouping == .peer, let key = row.groupKey, let id = try? PeerID(parsing: key) {
                     let announced = sessions.session(with: id)?.name ?? row.announcedName
-                    let name = PeerName(
-                        announcedName: announced, pinned: row.pinnedName, pairedName: row.pairedName
-                    ).shown
-                    group = name.isEmpty ? id.shortDescription : name
+                    // Named as every surface names a peer (`PeerLabel`): two peers announcing one name stay apart.
+                    group = PeerLabel.text(
+                        PeerName(announcedName: announced, pinned: row.pinnedName, pairedName: row.pairedName), id)
                 }
                 return StatsInfo.Row(
                     group: group, direction: PaymentDirection(row.role), currency: row.currency,
@@ -464,14 +463,15 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         } catch let error as MoneyError {
             throw RPCError.amount(error)
         }
-        var converted = Conversions.info(try await conversions.rates.convert(amount, to: to, now: .now))
+        var converted = Conversions.info(
+            try await conversions.rates.convert(amount, to: to, base: conversions.base, now: .now))
         converted.from = MoneyAmount(amount: amount.formattedAmount, currency: from.code)
         return converted
     }
 
     /// `rates {base?}`: where the rates come from, how old they are, and whether they are stale.
     func rates(_ params: RatesParams) async throws -> RatesInfo {
-        let base = try params.base.map(currencyCode) ?? conversions.preferred ?? conversions.rates.base
+        let base = try params.base.map(currencyCode) ?? conversions.base
         let now = Timestamp.now
         let current = try await conversions.rates.rates(base: base, now: now)
         let snapshot = current.snapshot

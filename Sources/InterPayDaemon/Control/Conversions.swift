@@ -20,10 +20,15 @@ struct Conversions: Sendable {
     /// The preferred currency now; nil when there is none.
     var preferred: CurrencyCode? { preference.value }
 
+    /// The base of the rates fetched now: the preferred currency, as the user may have changed it at run time
+    /// (`interpay currency`), else the one the daemon started with (the configuration's, else USD). A rates file or
+    /// provider is asked for this base.
+    var base: CurrencyCode { preferred ?? rates.base }
+
     /// `money` in the preferred currency; nil without a preferred currency, for that currency itself, or when no
     /// rates can be had (logged at debug level).
     func quote(_ money: Money, now: Timestamp = .now) async -> Quote? {
-        await converted(money) { try await rates.convert(money, to: $0, now: now) }
+        await converted(money) { try await rates.convert(money, to: $0, base: base, now: now) }
     }
 
     /// A converter to the preferred currency for many amounts at once (a list of payments): the rates are looked up
@@ -33,7 +38,7 @@ struct Conversions: Sendable {
         guard let preferred else { return { _ in nil } }
         let rates: CurrentRates
         do {
-            rates = try await self.rates.rates(base: self.rates.base, now: now)
+            rates = try await self.rates.rates(base: base, now: now)
         } catch {
             noConversion(to: preferred, error)
             return { _ in nil }
@@ -47,7 +52,7 @@ struct Conversions: Sendable {
     /// `money` in the preferred currency from the cached rates only (never waiting on the network): the quote
     /// stored when a payment is accepted. Nil when there is nothing to convert or nothing cached.
     func cachedQuote(_ money: Money, now: Timestamp = .now) async -> Quote? {
-        await converted(money) { try await rates.convertCached(money, to: $0, now: now) }
+        await converted(money) { try await rates.convertCached(money, to: $0, base: base, now: now) }
     }
 
     /// `convert` of `money` to the preferred currency; nil without a preferred currency, for that currency itself,

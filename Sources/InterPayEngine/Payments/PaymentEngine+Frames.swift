@@ -12,7 +12,7 @@ extension PaymentEngine {
         }
         switch message {
         case .request(let request):
-            return try receiveRequest(request, from: peer, ledger: ledger, now: now)
+            return try receiveRequest(request, from: peer, quote: quote, ledger: ledger, now: now)
         case .accept(let decision):
             return try receiveDecision(
                 .peerAccept(messageID: decision.messageID), messageID: decision.messageID,
@@ -114,7 +114,7 @@ extension PaymentEngine {
     }
 
     private func receiveRequest(
-        _ frame: PaymentMessage.Request, from peer: PeerID, ledger: Ledger, now: Timestamp
+        _ frame: PaymentMessage.Request, from peer: PeerID, quote: Quote?, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
         if let again = try duplicateAnswer(frame.messageID, from: peer, ledger: ledger) { return again }
         let payment = frame.payment
@@ -224,6 +224,8 @@ extension PaymentEngine {
                 for: standing.actions, payment: record, now: now, sending: plan.session != nil)
             automatic = standing.detail
             acceptedSeries = standing.series
+            // Accepted by the standing approval: the quote of the moment is kept, as a user's acceptance keeps it.
+            if record.state == .accepted { record.storeAcceptanceQuote(quote) }
         }
         let seenRow = try answer.map {
             try seen(frame.messageID, from: peer, payment: payment.id, answer: $0, now: now)

@@ -487,10 +487,15 @@ public final class PaymentEngine: Sendable {
         }
     }
 
-    /// The quote to store if `message` makes a payment accepted here (an `accept` from the payer); read before the
-    /// step, since a step never waits on anything but the ledger.
+    /// The quote to store if `message` makes a payment accepted here (an `accept` from the payer, or a subscription's
+    /// request that its standing approval accepts); read before the step, since a step never waits on anything but
+    /// the ledger.
     private func quoteForIncoming(_ message: PaymentMessage) async -> Quote? {
-        guard let acceptanceQuote, case .accept(let decision) = message else { return nil }
+        guard let acceptanceQuote else { return nil }
+        if case .request(let request) = message, request.payment.series != nil {
+            return await acceptanceQuote(request.payment.amount)
+        }
+        guard case .accept(let decision) = message else { return nil }
         do {
             // Unknown payment: the step answers it; no quote needed.
             guard let record = try await database.payment(id: decision.paymentID) else { return nil }
