@@ -145,6 +145,10 @@ expect_match "back to the configuration's EUR, the EUR rates again (1000 JPY = 6
     "$(on bob convert 1000 JPY EUR)"
 
 echo "== restarts keep everything"
+# alice's watch goes on across her daemon's restart: it connects again and shows what happens after it.
+on alice watch >"$work/watch-restart.out" 2>"$work/watch-restart.err" &
+watcher=$!
+background+=("$watcher")
 keep=$(on alice send bob 7 USD --memo "kept")
 eventually 5 is_state bob "$keep" pending || true
 before_alice=$(payment_states alice)
@@ -168,6 +172,14 @@ if eventually 15 session_up bob alice && [[ $(on bob accept "$keep") == *accepte
 else
     fail "pending request after restart: alice $(state alice "$keep"), bob $(state bob "$keep")"
 fi
+watched_after_restart() { grep -q "accepted.*${keep: -8}" "$work/watch-restart.out"; }
+if kill -0 "$watcher" 2>/dev/null && eventually 10 watched_after_restart \
+    && grep -q "connecting again" "$work/watch-restart.err"; then
+    pass "watch connects again after the daemon's restart and shows the acceptance that came after it"
+else
+    fail "watch across a restart: $(cat "$work/watch-restart.out" "$work/watch-restart.err")"
+fi
+kill "$watcher" 2>/dev/null || true
 
 echo "== link cut while a cancel is pending"
 id=$(on alice send bob 42 MXN --memo "partition")

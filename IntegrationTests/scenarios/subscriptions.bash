@@ -94,7 +94,9 @@ c=$(on alice subscribe bob 3 EUR --every week --memo "coffee")
 eventually 5 series_is bob "$c" offered || true
 on bob approve "$c" --peer "$alice_id" >/dev/null
 eventually 5 periods_are bob "$c" "0:accepted" || true
-on bob unsubscribe "$a" >/dev/null
+out=$(on bob unsubscribe "$a")
+# With the session up, the command waits for the peer's acknowledgement: it does not say the peer has not got it.
+if [[ $out == *ended* && $out != *"not received it yet"* ]]; then pass "unsubscribe, session up: delivered ($out)"; else fail "unsubscribe: $out"; fi
 on alice unsubscribe "$c" >/dev/null
 if eventually 5 series_is alice "$a" ended; then pass "bob's unsubscribe reaches alice"; else fail "unsubscribe by the payer: $(series_field alice "$a" state)"; fi
 if eventually 5 series_is bob "$c" ended; then pass "alice's unsubscribe reaches bob"; else fail "unsubscribe by the payee: $(series_field bob "$c" state)"; fi

@@ -63,7 +63,7 @@ struct CLIError: Error {
                     as a user the daemon lets in (its own, or a member of its socket's group).
                     """,
                 exitCode: 3)
-        case .answerLost:
+        case .answerLost, .subscriptionEnded:
             self.init(message: error.description, exitCode: 3)
         case .rpc(let rpc):
             let code: Int32 =

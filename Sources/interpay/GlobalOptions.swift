@@ -6,25 +6,14 @@ import InterPayControl
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            "Control socket of the daemon.",
-            discussion: """
-                Default: $INTERPAY_SOCKET, else the socket the daemon's configuration file names ([control] \
-                socket), else $XDG_RUNTIME_DIR/interpay/interpayd.sock, else /run/interpay/interpayd.sock.
-                """),
-        completion: .file())
+    // The defaults of both are told once, in `interpay --help` (`Interpay.whereTheDaemonIs`), not under every
+    // subcommand.
+    @Option(help: "Control socket of the daemon (default: as 'interpay --help' says).", completion: .file())
     var socket: String?
 
     @Option(
         help: ArgumentHelp(
-            "The daemon's configuration file, read for its control socket.",
-            discussion: """
-                Default: the file interpayd reads when this user starts it: $CONFIGURATION_DIRECTORY/interpayd.toml, \
-                else /etc/interpay/interpayd.toml for root, else $XDG_CONFIG_HOME/interpay/interpayd.toml \
-                (~/.config/interpay/interpayd.toml); when that file does not name a socket, /etc/interpay/interpayd.toml \
-                (the system daemon's).
-                """,
+            "The daemon's configuration file, read for its control socket (default: as 'interpay --help' says).",
             valueName: "path"),
         completion: .file(extensions: ["toml"]))
     var config: String?

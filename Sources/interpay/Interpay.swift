@@ -16,6 +16,13 @@ struct Interpay: AsyncParsableCommand {
             a receipt ('interpay receipt', checked offline by 'interpay verify-receipt'). Every command but \
             verify-receipt talks to the local interpayd over its control socket.
 
+            Where the daemon is: --socket, else $INTERPAY_SOCKET, else the socket the daemon's configuration file \
+            names ([control] socket), else $XDG_RUNTIME_DIR/interpay/interpayd.sock, else \
+            /run/interpay/interpayd.sock. The configuration file (--config) is, by default, the one interpayd reads \
+            when this user starts it: $CONFIGURATION_DIRECTORY/interpayd.toml, else /etc/interpay/interpayd.toml for \
+            root, else $XDG_CONFIG_HOME/interpay/interpayd.toml (~/.config/interpay/interpayd.toml); when that file \
+            names no socket, /etc/interpay/interpayd.toml (the system daemon's).
+
             Exit codes: 0 ok, 1 other error, 2 usage, 3 daemon unreachable, 4 not found, \
             5 conflict (already accepted/cancelled/rejected/expired, or already paid/settled), 6 peer unreachable.
             """,

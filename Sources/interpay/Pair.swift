@@ -19,6 +19,7 @@ struct Pair: AsyncParsableCommand {
 
             An attempt lasts 2 minutes. Every attempt that does not end in a pairing counts (wrong code, expiry, \
             abort, lost session); after 3, pairing with that peer is locked for 10 minutes, across restarts.
+
             Exit codes: 0 paired, code shown or waiting for the peer's user, 1 wrong code, no code, locked or \
             unsupported, 4 peer not found, 6 peer unreachable.
             """)

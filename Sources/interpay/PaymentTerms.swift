@@ -6,10 +6,7 @@ struct PaymentTerms: ParsableArguments {
     @Argument(help: "The peer who should pay: a display name or a unique ID prefix.")
     var peer: String
 
-    @Argument(
-        help:
-            "The amount (a subscription's: of each period), e.g. 12.50; at most the currency's decimals: JPY none, KWD three."
-    )
+    @Argument(help: "The amount, e.g. 12.50; at most the currency's decimals: JPY none, KWD three.")
     var amount: String
 
     @Argument(help: "ISO 4217 currency code, e.g. MXN, EUR, JPY.")

@@ -70,7 +70,7 @@ struct Send: AsyncParsableCommand {
                     switch error {
                     case .answerLost: true
                     case .daemonUnreachable: sent
-                    case .socketUnusable, .rpc, .invalidResponse: false
+                    case .socketUnusable, .rpc, .invalidResponse, .subscriptionEnded: false
                     }
                 guard retry, ContinuousClock.now + delay < deadline else {
                     throw CLIError(error, socketPath: socketPath)

@@ -14,20 +14,37 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// How long `watch` tries to connect again after the daemon went away (a restart takes a few seconds).
+    static let reconnectFor = Duration.seconds(60)
+
     func run() async throws {
         let socketPath = try global.socketPath()
         let client = ControlClient(path: socketPath)
-        do {
-            for try await event in client.subscribe() {
-                if global.json {
-                    print(event.jsonText)
-                } else {
-                    print(Self.describe(event))
+        // Set while connecting again after the daemon went away: until then, an unreachable daemon ends the watch.
+        var reconnectingUntil: ContinuousClock.Instant?
+        while true {
+            do {
+                for try await event in client.subscribe() {
+                    if global.json {
+                        print(event.jsonText)
+                    } else {
+                        print(Self.describe(event))
+                    }
+                    fflush(nil)  // one line at a time, also into a pipe
                 }
-                fflush(nil)  // one line at a time, also into a pipe
+                return
+            } catch ControlClientError.subscriptionEnded(_, let reason) {
+                // A restart (an upgrade, `systemctl restart`) is no reason to stop watching.
+                writeStandardError(
+                    "interpay: \(reason.printable): connecting again for up to \(Self.reconnectFor.components.seconds) s"
+                        + " (events in between are not shown; 'interpay list' has every payment)\n")
+                reconnectingUntil = .now + Self.reconnectFor
+            } catch let error as ControlClientError {
+                guard case .daemonUnreachable = error, let until = reconnectingUntil, .now < until else {
+                    throw CLIError(error, socketPath: socketPath)
+                }
             }
-        } catch let error as ControlClientError {
-            throw CLIError(error, socketPath: socketPath)
+            try await Task.sleep(for: .milliseconds(500))
         }
     }
 

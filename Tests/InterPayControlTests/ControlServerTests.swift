@@ -289,7 +289,7 @@ struct ControlServerTests {
         directory.remove()
     }
 
-    @Test("the subscription stream fails when the daemon stops")
+    @Test("the subscription stream fails with subscriptionEnded when the daemon stops")
     func subscribeDaemonStops() async throws {
         let running = try await RunningServer.start()
         let handler = running.handler
@@ -302,7 +302,7 @@ struct ControlServerTests {
         await #expect {
             try await bounded("stream end") { try await consumer.value }
         } throws: { error in
-            if case .daemonUnreachable = error as? ControlClientError { true } else { false }
+            if case .subscriptionEnded = error as? ControlClientError { true } else { false }
         }
     }
 

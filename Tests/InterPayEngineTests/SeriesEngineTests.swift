@@ -67,8 +67,10 @@ struct SeriesEngineTests {
         let offered = try #require(try await bob.database.seriesList().first)
         #expect(offered.series.state == .offered && offered.series.role == .payer)
         let approved = try await bob.engine.command(
-            .approve(cap: Money(minorUnits: 15_00, currency: try CurrencyCode("MXN"))), seriesID: series.id)
+            .approve(cap: Money(minorUnits: 15_00, currency: try CurrencyCode("MXN"))), seriesID: series.id,
+            wait: .seconds(5))
         #expect(approved.state == .approved && approved.capMinor == 15_00)
+        #expect(approved.outMessageID == nil, "the command waited for alice's acknowledgement")
         let id = SeriesMachine.instanceID(series: series.id, index: 0)
         await eventually("the first period is accepted on both sides") {
             let onBob = try? await bob.database.payment(id: id)

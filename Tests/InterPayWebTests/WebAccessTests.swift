@@ -318,7 +318,7 @@ struct WebAccessTests {
             #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
             #expect(String(buffer: response.body).contains("/assets/app.js"))
         }
-        for name in ["app.js", "i18n.js", "style.css"] {
+        for name in ["app.js", "i18n.js", "style.css", "icon.svg"] {
             try await client.execute(uri: "/assets/\(name)", method: .get, headers: [:]) {
                 #expect($0.status == .ok, "\(name)")
             }

@@ -79,7 +79,7 @@ public struct ControlClient: Sendable {
     /// Subscribes to the daemon's events, for `interpay watch`.
     ///
     /// The stream yields the `params` of every `event` notification in order. It fails with a `ControlClientError`
-    /// when the subscription cannot be made, and with `.daemonUnreachable` when the daemon goes away. Stopping the
+    /// when the subscription cannot be made, and with `.subscriptionEnded` when the daemon goes away after it. Stopping the
     /// iteration (or cancelling its task) closes the connection.
     public func subscribe() -> AsyncThrowingStream<JSONValue, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self, throwing: (any Error).self)
@@ -193,8 +193,14 @@ public struct ControlClient: Sendable {
             }
             if case .failure(let error) = response.outcome { throw .rpc(error) }
             while true {
-                guard let line = try nextLine(from: connection, reader: &reader, deadline: nil) else {
-                    throw .daemonUnreachable(path: path, reason: "the daemon closed the connection")
+                let line: [UInt8]?
+                do {
+                    line = try nextLine(from: connection, reader: &reader, deadline: nil)
+                } catch .daemonUnreachable(let path, let reason) {
+                    throw .subscriptionEnded(path: path, reason: reason)
+                }
+                guard let line else {
+                    throw .subscriptionEnded(path: path, reason: "the daemon closed the connection")
                 }
                 guard let value = try Self.parse(line) else { continue }
                 guard value["method"] == "event" else { continue }

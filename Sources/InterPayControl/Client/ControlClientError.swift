@@ -13,6 +13,9 @@ public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertib
     /// daemon may or may not have carried it out. The CLI exits with code 3; `send` retries with its idempotency
     /// key.
     case answerLost(path: String, reason: String)
+    /// A subscription the daemon had acknowledged ended: the daemon closed the connection (it stopped, or is
+    /// restarting) or the connection broke. `interpay watch` connects again.
+    case subscriptionEnded(path: String, reason: String)
     /// The daemon answered with a JSON-RPC error.
     case rpc(RPCError)
     /// The daemon's answer is not a valid JSON-RPC response.
@@ -24,6 +27,7 @@ public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertib
         case .socketUnusable(let path, let reason): "cannot use \(path) as interpayd's control socket: \(reason)"
         case .answerLost(let path, let reason):
             "no answer from interpayd at \(path) (\(reason)); the request may or may not have been carried out"
+        case .subscriptionEnded(let path, let reason): "interpayd at \(path) ended the subscription: \(reason)"
         case .rpc(let error): error.message
         case .invalidResponse(let detail): "invalid response from interpayd: \(detail)"
         }

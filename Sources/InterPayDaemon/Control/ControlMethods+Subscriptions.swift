@@ -42,7 +42,7 @@ extension ControlMethods {
         return try await info(
             try await engine.command(
                 .approve(cap: cap, periods: params.periods.map { Int($0) }, total: total, peer: named),
-                seriesID: series.id))
+                seriesID: series.id, wait: Self.sendAcknowledgementWait))
     }
 
     /// Whether `text` is `peer`'s ID, in full or its short form (at least its first 7 characters), read as §4 reads
@@ -55,13 +55,17 @@ extension ControlMethods {
     /// `decline {series, reason?}`: declines a series offered to us.
     func decline(_ params: SeriesParams) async throws -> SeriesInfo {
         let series = try await resolveSeries(params)
-        return try await info(try await engine.command(.decline(reason: params.reason), seriesID: series.id))
+        return try await info(
+            try await engine.command(
+                .decline(reason: params.reason), seriesID: series.id, wait: Self.sendAcknowledgementWait))
     }
 
     /// `unsubscribe {series, reason?}`: ends a series, from either side.
     func unsubscribe(_ params: SeriesParams) async throws -> SeriesInfo {
         let series = try await resolveSeries(params)
-        return try await info(try await engine.command(.end(reason: params.reason), seriesID: series.id))
+        return try await info(
+            try await engine.command(
+                .end(reason: params.reason), seriesID: series.id, wait: Self.sendAcknowledgementWait))
     }
 
     /// `subscriptions`: every series, both sides.
@@ -99,7 +103,8 @@ extension ControlMethods {
         let record = try await engine.offerSeries(
             to: payer, amount: amount, period: period, start: start, count: count.map { Int($0) },
             memo: params.memo ?? "", category: params.category,
-            timeZone: timeZone, periodSeconds: configuration.subscriptionPeriodSeconds)
+            timeZone: timeZone, periodSeconds: configuration.subscriptionPeriodSeconds,
+            wait: Self.sendAcknowledgementWait)
         return try await info(record)
     }
 

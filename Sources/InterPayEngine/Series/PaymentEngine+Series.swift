@@ -36,9 +36,12 @@ extension PaymentEngine {
     ///   - start: when the first period falls due (default: now).
     ///   - timeZone: the payee's time zone identifier, in which due dates are kept.
     ///   - periodSeconds: fixed-length periods instead of calendar ones (`[subscriptions] period_seconds`).
+    ///   - wait: how long to wait for the payer's daemon to acknowledge the offer; the record returned says whether
+    ///     it did (`outMessageID` nil).
     public func offerSeries(
         to payer: PeerID, amount: Money, period: SubscriptionPeriod, start: Timestamp? = nil, count: Int? = nil,
-        memo: String, category: String?, timeZone: String, periodSeconds: Int64? = nil, now: Timestamp = .now
+        memo: String, category: String?, timeZone: String, periodSeconds: Int64? = nil, wait: Duration = .zero,
+        now: Timestamp = .now
     ) async throws(EngineError) -> SeriesRecord {
         if let count, !(1...Limits.maxSeriesCount).contains(count) {
             throw .invalid("a series has 1 to \(Limits.maxSeriesCount) periods")
@@ -53,7 +56,9 @@ extension PaymentEngine {
         }
         let seriesID = UUID.timeOrdered()
         let messageID = UUID.timeOrdered()
-        let outcome = try await perform(concerning: payer) { [self] ledger in
+        let (outcome, answer) = try await perform(
+            concerning: payer, awaitingAnswerTo: messageID, for: wait, if: { $0.series != nil }
+        ) { [self] ledger in
             var outcome = StepOutcome()
             let plan = try planSend(to: payer, ledger: ledger, now: now)
             guard let session = plan.session else {
@@ -87,23 +92,40 @@ extension PaymentEngine {
             return outcome
         }
         guard let record = outcome.series else { throw .storage("the offer step returned no series") }
-        return record
+        return Self.delivered(record, messageID: messageID, answer: answer)
+    }
+
+    /// `record` as its frame `messageID` left it, marked delivered when the peer's daemon acknowledged that frame
+    /// while the command waited (the ledger's copy was updated by the ack's own step).
+    static func delivered(_ record: SeriesRecord, messageID: UUID, answer: AckWaiters.Outcome?) -> SeriesRecord {
+        guard case .answered = answer, record.outMessageID == messageID else { return record }
+        var delivered = record
+        delivered.outMessageID = nil
+        delivered.outFrame = nil
+        return delivered
     }
 
     /// Applies the local user's command to a series, commits it and sends the frame (or keeps it for the peer's
     /// next session).
+    ///
+    /// With `wait`, waits that long for the peer's daemon to acknowledge the frame; the record returned says whether
+    /// it did (`outMessageID` nil).
     public func command(
-        _ command: SeriesCommand, seriesID: UUID, now: Timestamp = .now
+        _ command: SeriesCommand, seriesID: UUID, wait: Duration = .zero, now: Timestamp = .now
     ) async throws(EngineError) -> SeriesRecord {
-        let outcome = try await perform(concerning: nil) { [self] ledger in
-            try seriesCommandStep(command, seriesID: seriesID, ledger: ledger, now: now)
+        let messageID = UUID.timeOrdered()
+        let (outcome, answer) = try await perform(
+            concerning: nil, awaitingAnswerTo: messageID, for: wait,
+            if: { $0.series?.outMessageID == messageID && !$0.transmissions.isEmpty }
+        ) { [self] ledger in
+            try seriesCommandStep(command, seriesID: seriesID, messageID: messageID, ledger: ledger, now: now)
         }
         guard let record = outcome.series else { throw .storage("the series step returned no series") }
-        return record
+        return Self.delivered(record, messageID: messageID, answer: answer)
     }
 
     private func seriesCommandStep(
-        _ command: SeriesCommand, seriesID: UUID, ledger: Ledger, now: Timestamp
+        _ command: SeriesCommand, seriesID: UUID, messageID: UUID, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
         var outcome = StepOutcome()
         guard var record = try ledger.series(id: seriesID) else {
@@ -212,7 +234,6 @@ extension PaymentEngine {
             record.reason = reason
             record.endedBy = record.role
         }
-        let messageID = UUID.timeOrdered()
         let frame = try encoded(
             .series(
                 .init(
@@ -392,6 +413,8 @@ extension PaymentEngine {
         record.outMessageID = nil
         record.outFrame = nil
         record.updatedAt = now
+        // A command waiting for this acknowledgement (`command(_:seriesID:wait:)`) learns it was delivered.
+        outcome.answered = [(frame.messageID, .answered(nil))]
         // The peer's state wins when it is final and ours is not (it ended the series before our frame arrived).
         if let state = frame.state, state.isFinal, !record.state.isFinal {
             record.state = state

@@ -418,6 +418,8 @@ async function loadInbox() {
   const recent = payments.filter((p) => open.includes(p.state) || Date.now() / 1000 - p.updatedAt < 3600);
   updateCards($("inbox-in"), recent.filter((p) => p.direction === "in"));
   updateCards($("inbox-out"), recent.filter((p) => p.direction === "out"));
+  // An empty side says so, instead of a heading over nothing.
+  for (const side of ["in", "out"]) $(`inbox-${side}-empty`).hidden = $(`inbox-${side}`).children.length > 0;
   tick();
 }
 

@@ -34,6 +34,7 @@ export const strings = {
     notifyMe: "Notify me", notifyRequest: "Payment request", asksYou: "asks you to pay",
     notifyOffer: "Subscription offered", notifyPairing: "Pairing request",
     queuedNotice: "Queued, resent until it is acknowledged: not yet acknowledged by",
+    nothingIn: "No requests for you right now.", nothingOut: "Nothing you asked for lately.",
   },
   es: {
     language: "Idioma", nearby: "Cerca", request: "Cobrar", inbox: "Bandeja", history: "Historial", sales: "Ventas",
@@ -72,6 +73,7 @@ export const strings = {
     notifyMe: "Avisarme", notifyRequest: "Solicitud de pago", asksYou: "te pide",
     notifyOffer: "Suscripción ofrecida", notifyPairing: "Solicitud de emparejamiento",
     queuedNotice: "En cola, se reenvía hasta que lo confirme: aún sin confirmar por",
+    nothingIn: "No tienes solicitudes por ahora.", nothingOut: "No has cobrado nada últimamente.",
   },
 };
 
