@@ -90,7 +90,11 @@ listed = {p["id"]: p for p in json.load(open(sys.argv[3]))["payments"]}
 iso = lambda t: None if t is None else datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 assert len(rows) == len(listed) == len(exported) == 2, (len(rows), len(listed))
 for row, obj in zip(rows, exported):
-    assert {k: (v if v != "" else None) for k, v in row.items()} == obj, (row, obj)
+    # The JSON has the CSV's cells, its yes-or-no columns as booleans.
+    cells = {k: (v if v != "" else None) for k, v in row.items()}
+    cells.update({k: cells[k] == "true" for k in ("confirmed", "receipt")})
+    assert cells == obj, (row, obj)
+    assert isinstance(obj["confirmed"], bool) and isinstance(obj["receipt"], bool), obj
     p = listed[row["id"]]
     want = {"state": p["state"], "amount": p["amount"], "currency": p["currency"], "memo": p["memo"],
             "category": p["category"] or "", "created_at": iso(p["createdAt"]), "settled_at": iso(p["settledAt"]) or "",

@@ -26,8 +26,16 @@ struct Export: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// The columns that are yes or no: `true`/`false` in the CSV, booleans in the JSON.
+    static let booleans: Set = ["confirmed", "receipt"]
+
+    /// What `--format` takes.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case csv, json
+    }
+
     @Option(help: "csv or json.")
-    var format: String = "csv"
+    var format: Format = .csv
 
     @Option(help: "Only payments created on or after this date (YYYY-MM-DD, UTC) or time.")
     var from: String?
@@ -38,7 +46,6 @@ struct Export: AsyncParsableCommand {
     @OptionGroup var filter: StateFilter
 
     func validate() throws {
-        guard ["csv", "json"].contains(format) else { throw ValidationError("--format must be csv or json") }
         if let from, Self.time(from, endOfDay: false) == nil {
             throw DateArgument.error(from, option: "--from", forms: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SSZ"])
         }
@@ -59,11 +66,18 @@ struct Export: AsyncParsableCommand {
             from: from.flatMap { Self.time($0, endOfDay: false) }?.secondsSince1970,
             to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: filter.state)
         let rows = try await global.call(ControlAPI.export, params).value.payments.map(Self.row)
-        if format == "json" {
+        if format == .json {
+            // The same cells as the CSV's, as strings (amounts keep their exact decimals), but for `confirmed` and
+            // `receipt`, booleans.
             let objects = rows.map { row in
                 JSONValue.object(
                     Dictionary(
-                        uniqueKeysWithValues: zip(Self.columns, row).map { ($0, $1.map(JSONValue.string) ?? .null) }))
+                        uniqueKeysWithValues: zip(Self.columns, row).map { column, cell in
+                            let value = cell.map {
+                                Self.booleans.contains(column) ? .bool($0 == "true") : JSONValue.string($0)
+                            }
+                            return (column, value ?? .null)
+                        }))
             }
             print(JSONValue.object(["payments": .array(objects)]).jsonText)
         } else {
