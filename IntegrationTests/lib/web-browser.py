@@ -280,6 +280,9 @@ def alice():
         driver.get(driver.current_url.split("#")[0] + "#inbox")
         check(wait(driver, lambda d: card_state(d, payment, "inbox-out") == "accepted", 20, "accepted on alice's page"),
               "alice's Inbox shows the request accepted, without reload")
+        check(wait(driver, lambda d: "= $0.68 when accepted" in card_text(d, payment, "inbox-out"), 10, "the quote"),
+              "alice's card shows the amount in her currency as quoted when it was accepted (= $0.68), as the CLI"
+              " does: " + card_text(driver, payment, "inbox-out").replace("\n", " | "))
         shot(driver, "inbox-alice")
         for page in ["nearby", "history", "sales", "converter", "profile"]:
             driver.get(driver.current_url.split("#")[0] + "#" + page)

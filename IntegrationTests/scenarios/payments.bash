@@ -174,7 +174,7 @@ else
 fi
 watched_after_restart() { grep -q "accepted.*${keep: -8}" "$work/watch-restart.out"; }
 if kill -0 "$watcher" 2>/dev/null && eventually 10 watched_after_restart \
-    && grep -q "connecting again" "$work/watch-restart.err"; then
+    && grep -q "connecting again" "$work/watch-restart.err" && grep -q "connected again" "$work/watch-restart.err"; then
     pass "watch connects again after the daemon's restart and shows the acceptance that came after it"
 else
     fail "watch across a restart: $(cat "$work/watch-restart.out" "$work/watch-restart.err")"

@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay accept`
-struct Accept: AsyncParsableCommand {
+struct Accept: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accept",
         abstract: "Accept a payment request you received: you agree to pay it.",
@@ -14,8 +14,8 @@ struct Accept: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: PaymentArgument
 
-    func run() async throws {
-        try await PaymentDecisionCommand.run(
+    func run() throws {
+        try PaymentDecisionCommand.run(
             ControlAPI.accept, PaymentParams(payment: target.payment), global: global)
     }
 }

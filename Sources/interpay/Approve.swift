@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay approve`
-struct Approve: AsyncParsableCommand {
+struct Approve: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "approve",
         abstract: "Approve a subscription offered to you: its requests within the cap are accepted without asking.",
@@ -33,8 +33,8 @@ struct Approve: AsyncParsableCommand {
     @Option(help: "The offering peer's ID (its short form will do): needed when that peer is not paired.")
     var peer: String?
 
-    func run() async throws {
+    func run() throws {
         let params = SeriesParams(series: target.series, max: max, periods: periods, total: total, peer: peer)
-        try await SeriesCommand.run(ControlAPI.approve, params, global: global)
+        try SeriesCommand.run(ControlAPI.approve, params, global: global)
     }
 }

@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay cancel`
-struct Cancel: AsyncParsableCommand {
+struct Cancel: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel a payment request you sent, while it is still pending.",
@@ -12,8 +12,8 @@ struct Cancel: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: PaymentArgument
 
-    func run() async throws {
-        try await PaymentDecisionCommand.run(
+    func run() throws {
+        try PaymentDecisionCommand.run(
             ControlAPI.cancel, PaymentParams(payment: target.payment), global: global)
     }
 }

@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay convert`
-struct Convert: AsyncParsableCommand {
+struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert an amount between currencies with the daemon's exchange rates.",
@@ -31,8 +31,8 @@ struct Convert: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        let reply = try await global.call(ControlAPI.convert, ConvertParams(amount: amount, from: from, to: to))
+    func run() throws {
+        let reply = try global.call(ControlAPI.convert, ConvertParams(amount: amount, from: from, to: to))
         global.output(reply) { result in
             let stale = result.stale ? " (stale: the source could not be reached)" : ""
             print(

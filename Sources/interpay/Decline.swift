@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay decline`
-struct Decline: AsyncParsableCommand {
+struct Decline: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decline",
         abstract: "Decline a subscription offered to you.")
@@ -11,7 +11,7 @@ struct Decline: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var ending: SeriesEnding
 
-    func run() async throws {
-        try await SeriesCommand.run(ControlAPI.decline, ending.params, global: global)
+    func run() throws {
+        try SeriesCommand.run(ControlAPI.decline, ending.params, global: global)
     }
 }

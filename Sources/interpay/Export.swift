@@ -4,7 +4,7 @@ import InterPayControl
 import InterPayCore
 
 /// `interpay export`
-struct Export: AsyncParsableCommand {
+struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export payments for the books, as CSV (RFC 4180) or JSON, one row per payment, oldest first.",
@@ -61,11 +61,11 @@ struct Export: AsyncParsableCommand {
         return endOfDay ? day.adding(seconds: 86_400) : day
     }
 
-    func run() async throws {
+    func run() throws {
         let params = ExportParams(
             from: from.flatMap { Self.time($0, endOfDay: false) }?.secondsSince1970,
             to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: filter.state)
-        let rows = try await global.call(ControlAPI.export, params).value.payments.map(Self.row)
+        let rows = try global.call(ControlAPI.export, params).value.payments.map(Self.row)
         if format == .json {
             // The same cells as the CSV's, as strings (amounts keep their exact decimals), but for `confirmed` and
             // `receipt`, booleans.

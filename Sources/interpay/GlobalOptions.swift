@@ -68,18 +68,19 @@ struct GlobalOptions: ParsableArguments {
     /// Calls a control method on the daemon, turning failures into CLI errors with exit codes.
     func call<Params, Result>(
         _ method: ControlMethod<Params, Result>, _ params: Params
-    ) async throws(CLIError) -> ControlReply<Result> {
+    ) throws(CLIError) -> ControlReply<Result> {
         let path = try socketPath()
         do {
-            return try await ControlClient(path: path).call(method, params)
+            // On this thread: a command only waits for the daemon, and starts no thread for it (ControlClient).
+            return try ControlClient(path: path).callBlocking(method, params)
         } catch {
             throw CLIError(error, socketPath: path)
         }
     }
 
     /// Calls a control method that takes no params.
-    func call<Result>(_ method: ControlMethod<NoParams, Result>) async throws(CLIError) -> ControlReply<Result> {
-        try await call(method, NoParams())
+    func call<Result>(_ method: ControlMethod<NoParams, Result>) throws(CLIError) -> ControlReply<Result> {
+        try call(method, NoParams())
     }
 
     /// Prints the reply's JSON as received (with `--json`) or runs `human` with its typed value.

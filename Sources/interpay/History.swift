@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay history`
-struct History: AsyncParsableCommand {
+struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Payments that are decided (accepted, paid, settled, rejected, cancelled, expired), newest first.")
@@ -13,8 +13,8 @@ struct History: AsyncParsableCommand {
     @Option(help: "How many to show.")
     var limit: Int = 50
 
-    func run() async throws {
-        let reply = try await global.call(ControlAPI.history, ListParams(limit: Int64(limit)))
+    func run() throws {
+        let reply = try global.call(ControlAPI.history, ListParams(limit: Int64(limit)))
         global.output(reply) { Formatting.paymentTable($0.payments) }
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 
 /// `interpay`: the command-line companion of `interpayd`.
 @main
-struct Interpay: AsyncParsableCommand {
+struct Interpay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "interpay",
         abstract: "Ask peers on your LAN for money, and answer their requests, through the local interpayd.",
@@ -40,7 +40,10 @@ struct Interpay: AsyncParsableCommand {
     @OptionGroup var globals: GlobalOptions
 
     /// Parses and runs a subcommand, mapping every failure to the documented exit codes.
-    static func main() async {
+    ///
+    /// Synchronous on purpose: every command only waits for the daemon, on this thread (`ControlClient`'s blocking
+    /// calls), so a command starts no thread and no concurrency runtime; they were most of a short command's time.
+    static func main() {
         // The argument parser reads '-1' as an option ("Missing expected argument '<currency>'" for `send bob -1
         // EUR`); no value this CLI takes is negative, so it is named for what it is.
         if let negative = negativeNumber(in: Array(CommandLine.arguments.dropFirst())) {
@@ -54,11 +57,7 @@ struct Interpay: AsyncParsableCommand {
         }
         do {
             var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            try command.run()
         } catch let error as CLIError {
             writeStandardError("interpay: \(error.message)\n")
             terminate(error.exitCode)
@@ -87,6 +86,14 @@ func negativeNumber(in arguments: [String]) -> String? {
 
 /// Writes `text` to standard error, whole (a short write is continued; a failed one is given up, there being nowhere
 /// left to report it).
+/// Sleeps the calling thread for `duration` (the CLI has no concurrency runtime to sleep in).
+func pause(for duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1, errno == EINTR { request = remaining }
+}
+
 func writeStandardError(_ text: String) {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {

@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay list`
-struct List: AsyncParsableCommand {
+struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List payments, newest first.")
 
@@ -23,10 +23,10 @@ struct List: AsyncParsableCommand {
         if limit < 0 { throw ValidationError("--limit must be 0 or more") }
     }
 
-    func run() async throws {
+    func run() throws {
         let params = ListParams(state: filter.state, direction: direction, peer: peer, limit: Int64(limit))
-        let reply = try await global.call(ControlAPI.list, params)
-        let offers = global.json ? [] : await waitingOffers()
+        let reply = try global.call(ControlAPI.list, params)
+        let offers = global.json ? [] : waitingOffers()
         global.output(reply) { result in
             Formatting.paymentTable(result.payments)
             if !offers.isEmpty {
@@ -40,9 +40,9 @@ struct List: AsyncParsableCommand {
     }
 
     /// The subscriptions offered to us that wait for an answer, shown under the payments.
-    private func waitingOffers() async -> [SeriesInfo] {
+    private func waitingOffers() -> [SeriesInfo] {
         do {
-            return try await global.call(ControlAPI.subscriptions).value.series.filter {
+            return try global.call(ControlAPI.subscriptions).value.series.filter {
                 $0.direction == .incoming && $0.state == .offered
             }
         } catch {

@@ -4,7 +4,7 @@ import InterPayControl
 import InterPayCore
 
 /// `interpay paid`
-struct Paid: AsyncParsableCommand {
+struct Paid: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "paid",
         abstract: "Mark a payment you accepted as paid: you handed the money over (cash, card, transfer…).",
@@ -29,8 +29,8 @@ struct Paid: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await PaymentDecisionCommand.run(
+    func run() throws {
+        try PaymentDecisionCommand.run(
             ControlAPI.paid, PaymentParams(payment: target.payment, method: method, reference: reference),
             global: global)
     }

@@ -4,7 +4,7 @@ import InterPayControl
 import InterPayCore
 
 /// `interpay pair`
-struct Pair: AsyncParsableCommand {
+struct Pair: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
         abstract: "Pair with a peer by comparing a 6-digit verification code, so that you know who it is.",
@@ -41,8 +41,8 @@ struct Pair: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        global.output(try await global.call(ControlAPI.pair, PairParams(peer: peer, code: code))) { result in
+    func run() throws {
+        global.output(try global.call(ControlAPI.pair, PairParams(peer: peer, code: code))) { result in
             let name = "\(result.peer.name.printable) (\(result.peer.shortID.printable))"
             // What goes into a command to paste is the short ID, never the peer's own text.
             let short = PeerID.isShortID(result.peer.shortID) ? result.peer.shortID : "PEER"

@@ -7,12 +7,12 @@ import InterPayControl
 enum PaymentDecisionCommand {
     static func run(
         _ method: ControlMethod<PaymentParams, PaymentInfo>, _ params: PaymentParams, global: GlobalOptions
-    ) async throws {
+    ) throws {
         let notice = InterruptNotice(
             "\ninterpay: interrupted while waiting for the peer's answer: the daemon recorded '\(method.name)' as soon as"
                 + " it received it, and delivers it even now; 'interpay show \(params.payment.printable)' tells what"
                 + " became of the payment\n")
-        let reply = try await global.call(method, params)
+        let reply = try global.call(method, params)
         notice.end()
         global.output(reply) { payment in
             let unconfirmed =

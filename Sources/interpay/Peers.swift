@@ -3,14 +3,14 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay peers`
-struct Peers: AsyncParsableCommand {
+struct Peers: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peers", abstract: "List the peers this daemon knows and their sessions.")
 
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
-        global.output(try await global.call(ControlAPI.peers)) { peers in
+    func run() throws {
+        global.output(try global.call(ControlAPI.peers)) { peers in
             var table = Table("NAME", "ID", "ADDRESS", "SESSION", "TRUST", "LAST HEARD")
             for peer in peers.peers {
                 let session =

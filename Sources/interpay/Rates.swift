@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay rates`
-struct Rates: AsyncParsableCommand {
+struct Rates: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rates",
         abstract: "Show the daemon's exchange rates: their source, age, and whether they are fresh or stale.")
@@ -22,8 +22,8 @@ struct Rates: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        global.output(try await global.call(ControlAPI.rates, RatesParams(base: base))) { result in
+    func run() throws {
+        global.output(try global.call(ControlAPI.rates, RatesParams(base: base))) { result in
             let rates = result.rates
             var table = Table("FIELD", "VALUE")
             table.add("base", result.base.printable)

@@ -9,7 +9,7 @@ import InterPayCore
 #endif
 
 /// `interpay receipt`
-struct ReceiptCommand: AsyncParsableCommand {
+struct ReceiptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipt",
         abstract: "Write the signed receipt of a settled payment.",
@@ -32,8 +32,8 @@ struct ReceiptCommand: AsyncParsableCommand {
         guard ["json", "text"].contains(format) else { throw ValidationError("--format must be json or text") }
     }
 
-    func run() async throws {
-        let result = try await global.call(ControlAPI.receipt, PaymentParams(payment: target.payment))
+    func run() throws {
+        let result = try global.call(ControlAPI.receipt, PaymentParams(payment: target.payment))
         // The receipt's own text, unescaped: it is written out byte for byte as the payee signed it.
         let text = result.value.receipt
         let output: String

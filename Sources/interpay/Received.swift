@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay received`
-struct Received: AsyncParsableCommand {
+struct Received: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "received",
         abstract: "Confirm the money of a payment you asked for arrived: the payment is settled.",
@@ -15,8 +15,8 @@ struct Received: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: PaymentArgument
 
-    func run() async throws {
-        try await PaymentDecisionCommand.run(
+    func run() throws {
+        try PaymentDecisionCommand.run(
             ControlAPI.received, PaymentParams(payment: target.payment), global: global)
     }
 }

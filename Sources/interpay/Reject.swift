@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay reject`
-struct Reject: AsyncParsableCommand {
+struct Reject: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reject",
         abstract: "Reject a payment request you received: you decline to pay it.",
@@ -21,8 +21,8 @@ struct Reject: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await PaymentDecisionCommand.run(
+    func run() throws {
+        try PaymentDecisionCommand.run(
             ControlAPI.reject, PaymentParams(payment: target.payment, reason: reason), global: global)
     }
 }

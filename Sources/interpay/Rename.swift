@@ -3,14 +3,14 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay rename`
-struct Rename: AsyncParsableCommand {
+struct Rename: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rename",
         abstract: "Change the name a paired peer is shown under on this machine.",
         discussion: """
-            A paired peer is shown under the name confirmed when pairing, whatever name it announces later; a \\
-            different announced name is shown beside it, flagged. This changes the kept name. Exit 4 if the peer \\
-            is unknown or not paired, 2 if the name is not acceptable (control characters, or written like a \\
+            A paired peer is shown under the name confirmed when pairing, whatever name it announces later; a \
+            different announced name is shown beside it, flagged. This changes the kept name. Exit 4 if the peer \
+            is unknown or not paired, 2 if the name is not acceptable (control characters, or written like a \
             peer ID).
             """)
 
@@ -22,8 +22,8 @@ struct Rename: AsyncParsableCommand {
     @Argument(help: "The new name, 1 to 63 code points.")
     var name: String
 
-    func run() async throws {
-        global.output(try await global.call(ControlAPI.rename, RenameParams(peer: peer, name: name))) { result in
+    func run() throws {
+        global.output(try global.call(ControlAPI.rename, RenameParams(peer: peer, name: name))) { result in
             print("\(result.shortID.printable) is now shown as \(result.name.printable).")
         }
     }

@@ -5,7 +5,7 @@ import InterPayControl
 import InterPayCore
 
 /// `interpay send`
-struct Send: AsyncParsableCommand {
+struct Send: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Ask a peer to pay you: sends a payment request to <peer>, who is the payer.",
@@ -36,13 +36,13 @@ struct Send: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() throws {
         let params = SendParams(
             peer: terms.peer, amount: terms.amount, currency: terms.currencyCode, memo: terms.memo,
             category: terms.category,
             expiresInSeconds: DurationText.seconds(expires) ?? 900,
             idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
-        global.output(try await callRetrying(params)) { payment in
+        global.output(try callRetrying(params)) { payment in
             print(payment.id.printable)
             if payment.queued == true {
                 writeStandardError(
@@ -54,7 +54,7 @@ struct Send: AsyncParsableCommand {
 
     /// Sends, and when the connection is lost after the request went out (no answer came), sends again with the
     /// same key for up to 10 s: the daemon may have committed the payment before it went away.
-    private func callRetrying(_ params: SendParams) async throws -> ControlReply<PaymentInfo> {
+    private func callRetrying(_ params: SendParams) throws -> ControlReply<PaymentInfo> {
         let socketPath = try global.socketPath()
         let client = ControlClient(path: socketPath)
         let deadline = ContinuousClock.now + .seconds(10)
@@ -62,7 +62,7 @@ struct Send: AsyncParsableCommand {
         var sent = false
         while true {
             do {
-                return try await client.call(ControlAPI.send, params)
+                return try client.callBlocking(ControlAPI.send, params)
             } catch {
                 // Retry once the request may have reached the daemon: after a lost answer, and while the daemon
                 // restarts after one; a daemon that was never reached fails at once.
@@ -76,7 +76,7 @@ struct Send: AsyncParsableCommand {
                     throw CLIError(error, socketPath: socketPath)
                 }
                 if case .answerLost = error { sent = true }
-                try await Task.sleep(for: delay)
+                pause(for: delay)
                 delay = min(delay * 2, .seconds(2))
             }
         }

@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay show`
-struct Show: AsyncParsableCommand {
+struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Show one payment with its full history.")
 
@@ -11,8 +11,8 @@ struct Show: AsyncParsableCommand {
 
     @OptionGroup var target: PaymentArgument
 
-    func run() async throws {
-        let reply = try await global.call(ControlAPI.show, PaymentParams(payment: target.payment))
+    func run() throws {
+        let reply = try global.call(ControlAPI.show, PaymentParams(payment: target.payment))
         global.output(reply) { detail in
             let payment = detail.payment
             var table = Table("FIELD", "VALUE")

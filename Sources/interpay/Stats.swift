@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay stats`
-struct Stats: AsyncParsableCommand {
+struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract:
@@ -18,8 +18,8 @@ struct Stats: AsyncParsableCommand {
     @Option(help: "Group by category, peer or currency.")
     var by: StatsGroupBy = .currency
 
-    func run() async throws {
-        global.output(try await global.call(ControlAPI.stats, StatsParams(period: period, by: by))) { result in
+    func run() throws {
+        global.output(try global.call(ControlAPI.stats, StatsParams(period: period, by: by))) { result in
             // Grouped by currency, the group is the currency column itself.
             let grouped = by != .currency
             let columns = ["SIDE", "CURRENCY", "COUNT", "TOTAL", "AVERAGE", "SETTLED", "SETTLED TOTAL"]

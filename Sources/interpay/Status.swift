@@ -4,7 +4,7 @@ import InterPayControl
 import InterPayCore
 
 /// `interpay status`
-struct Status: AsyncParsableCommand {
+struct Status: ParsableCommand {
     /// `bytes` in MB with one decimal ("1.2 MB").
     static func megabytes(_ bytes: Int64) -> String {
         let tenths = (bytes * 10 + 524_288) / 1_048_576
@@ -19,9 +19,9 @@ struct Status: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
+    func run() throws {
         // The typed answer the daemon and the web app share (`DaemonStatus`); --json prints it as received.
-        global.output(try await global.call(ControlAPI.status)) { status in
+        global.output(try global.call(ControlAPI.status)) { status in
             var table = Table("FIELD", "VALUE")
             table.add("name", SafeText.escaped(status.name))
             table.add("id", status.id)

@@ -4,7 +4,7 @@ import InterPayControl
 import InterPayCore
 
 /// `interpay subscribe`
-struct Subscribe: AsyncParsableCommand {
+struct Subscribe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscribe",
         abstract: "Offer a peer a subscription: a request every week, month or year, which it approves once.",
@@ -43,11 +43,11 @@ struct Subscribe: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() throws {
         let params = OfferParams(
             peer: terms.peer, amount: terms.amount, currency: terms.currencyCode, every: every,
             count: count.map { Int64($0) }, start: start, memo: terms.memo, category: terms.category)
-        global.output(try await global.call(ControlAPI.offer, params)) { series in
+        global.output(try global.call(ControlAPI.offer, params)) { series in
             print(series.id.printable)
         }
     }

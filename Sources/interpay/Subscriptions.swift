@@ -3,15 +3,15 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay subscriptions`
-struct Subscriptions: AsyncParsableCommand {
+struct Subscriptions: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscriptions",
         abstract: "List subscriptions on both sides: state, next due date, periods requested and paid, cap.")
 
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
-        global.output(try await global.call(ControlAPI.subscriptions)) { SeriesCommand.table($0.series) }
+    func run() throws {
+        global.output(try global.call(ControlAPI.subscriptions)) { SeriesCommand.table($0.series) }
     }
 }
 
@@ -20,8 +20,8 @@ enum SeriesCommand {
     /// Calls `method` and prints the series as it is now.
     static func run(
         _ method: ControlMethod<SeriesParams, SeriesInfo>, _ params: SeriesParams, global: GlobalOptions
-    ) async throws {
-        global.output(try await global.call(method, params)) { series in
+    ) throws {
+        global.output(try global.call(method, params)) { series in
             let cap = series.cap.map { ", cap \($0.printable) \(series.currency.printable)" } ?? ""
             let undelivered = series.delivered ? "" : " (the peer has not received it yet)"
             let total = series.state == .approved && series.direction == .incoming ? approval(series) : ""

@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay unsubscribe`
-struct Unsubscribe: AsyncParsableCommand {
+struct Unsubscribe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unsubscribe",
         abstract: "End a subscription, from either side: no further period is requested or accepted automatically.",
@@ -15,7 +15,7 @@ struct Unsubscribe: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var ending: SeriesEnding
 
-    func run() async throws {
-        try await SeriesCommand.run(ControlAPI.unsubscribe, ending.params, global: global)
+    func run() throws {
+        try SeriesCommand.run(ControlAPI.unsubscribe, ending.params, global: global)
     }
 }

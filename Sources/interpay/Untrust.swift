@@ -3,7 +3,7 @@ import InterPayContract
 import InterPayControl
 
 /// `interpay untrust`
-struct Untrust: AsyncParsableCommand {
+struct Untrust: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "untrust",
         abstract: "Forget the pairing with a peer, and the key pinned for it at a static peer address.",
@@ -18,8 +18,8 @@ struct Untrust: AsyncParsableCommand {
     @Argument(help: "The peer: its display name or a prefix of its ID.")
     var peer: String
 
-    func run() async throws {
-        global.output(try await global.call(ControlAPI.untrust, PeerParams(peer: peer))) { result in
+    func run() throws {
+        global.output(try global.call(ControlAPI.untrust, PeerParams(peer: peer))) { result in
             var done: [String] = []
             if result.untrusted { done.append("is no longer paired") }
             let addresses = result.unpinned.map(\.printable)

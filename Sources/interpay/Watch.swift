@@ -6,7 +6,7 @@ import InterPayControl
 import InterPayCore
 
 /// `interpay watch`
-struct Watch: AsyncParsableCommand {
+struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract:
@@ -17,14 +17,19 @@ struct Watch: AsyncParsableCommand {
     /// How long `watch` tries to connect again after the daemon went away (a restart takes a few seconds).
     static let reconnectFor = Duration.seconds(60)
 
-    func run() async throws {
+    func run() throws {
         let socketPath = try global.socketPath()
         let client = ControlClient(path: socketPath)
         // Set while connecting again after the daemon went away: until then, an unreachable daemon ends the watch.
         var reconnectingUntil: ContinuousClock.Instant?
         while true {
-            do {
-                for try await event in client.subscribe() {
+            do throws(ControlClientError) {
+                // Runs until the subscription fails (Ctrl-C ends the process).
+                try client.subscribeBlocking(onSubscribed: {
+                    guard reconnectingUntil != nil else { return }
+                    writeStandardError("interpay: connected again\n")
+                    reconnectingUntil = nil
+                }) { event in
                     if global.json {
                         print(event.jsonText)
                     } else {
@@ -32,19 +37,18 @@ struct Watch: AsyncParsableCommand {
                     }
                     fflush(nil)  // one line at a time, also into a pipe
                 }
-                return
-            } catch ControlClientError.subscriptionEnded(_, let reason) {
+            } catch .subscriptionEnded(_, let reason) {
                 // A restart (an upgrade, `systemctl restart`) is no reason to stop watching.
                 writeStandardError(
                     "interpay: \(reason.printable): connecting again for up to \(Self.reconnectFor.components.seconds) s"
                         + " (events in between are not shown; 'interpay list' has every payment)\n")
                 reconnectingUntil = .now + Self.reconnectFor
-            } catch let error as ControlClientError {
+            } catch {
                 guard case .daemonUnreachable = error, let until = reconnectingUntil, .now < until else {
                     throw CLIError(error, socketPath: socketPath)
                 }
             }
-            try await Task.sleep(for: .milliseconds(500))
+            pause(for: .milliseconds(500))
         }
     }
 

@@ -8,7 +8,7 @@ import InterPayControl
 #endif
 
 /// `interpay web`
-struct Web: AsyncParsableCommand {
+struct Web: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
         abstract: "Print a URL that logs in to the web app, and open it when there is a display.",
@@ -26,8 +26,8 @@ struct Web: AsyncParsableCommand {
     @Flag(help: "Only print the URL; never run xdg-open.")
     var noOpen = false
 
-    func run() async throws {
-        let web = try await global.call(ControlAPI.web)
+    func run() throws {
+        let web = try global.call(ControlAPI.web)
         let url = web.value.url.printable
         global.output(web) { _ in print(url) }
         let environment = ProcessInfo.processInfo.environment

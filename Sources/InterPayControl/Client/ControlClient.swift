@@ -6,9 +6,11 @@ import Synchronization
 
 /// Talks to the local daemon over the control socket; what the `interpay` CLI uses.
 ///
-/// Each call connects, sends one request, reads one response and closes. The socket work is plain blocking POSIX
-/// I/O on NIO's shared thread pool (`NIOThreadPool`, made for blocking work), so the CLI starts no event loop and no
-/// cooperative thread is ever blocked.
+/// Each call connects, sends one request, reads one response and closes, with plain blocking POSIX I/O. The
+/// `…Blocking` methods do it on the calling thread: the CLI, a program that only waits for the daemon, calls them
+/// from its main thread and so starts no thread at all (no event loop, no thread pool, no concurrency runtime: they
+/// were most of a short command's time). The `async` methods do the same work on NIO's shared thread pool
+/// (`NIOThreadPool`, made for blocking work), so that no cooperative thread is ever blocked.
 public struct ControlClient: Sendable {
     /// The default time to wait for the daemon.
     public static let defaultTimeout: Duration = .seconds(30)
@@ -55,13 +57,36 @@ public struct ControlClient: Sendable {
     public func call<Params, Result>(
         _ method: ControlMethod<Params, Result>, _ params: Params
     ) async throws(ControlClientError) -> ControlReply<Result> {
-        let encoded: JSONValue
+        try Self.reply(to: method, try await call(method.name, params: try Self.encoded(params, of: method)))
+    }
+
+    /// `call(_:params:)` on the calling thread, which it blocks until the answer or the timeout.
+    public func callBlocking(_ method: String, params: JSONValue? = nil) throws(ControlClientError) -> JSONValue {
+        try exchange(method: method, params: params).get()
+    }
+
+    /// `call(_:_:)` on the calling thread, which it blocks until the answer or the timeout.
+    public func callBlocking<Params, Result>(
+        _ method: ControlMethod<Params, Result>, _ params: Params
+    ) throws(ControlClientError) -> ControlReply<Result> {
+        try Self.reply(to: method, try callBlocking(method.name, params: try Self.encoded(params, of: method)))
+    }
+
+    /// `method`'s params as JSON.
+    private static func encoded<Params, Result>(
+        _ params: Params, of method: ControlMethod<Params, Result>
+    ) throws(ControlClientError) -> JSONValue {
         do {
-            encoded = try JSONValue(encoding: params)
+            return try JSONValue(encoding: params)
         } catch {
             throw .invalidResponse("cannot encode the params of \(method.name): \(error)")
         }
-        let json = try await call(method.name, params: encoded)
+    }
+
+    /// The answer `json` to `method`, typed.
+    private static func reply<Params, Result>(
+        to method: ControlMethod<Params, Result>, _ json: JSONValue
+    ) throws(ControlClientError) -> ControlReply<Result> {
         do {
             return ControlReply(value: try json.decode(Result.self), json: json)
         } catch {
@@ -93,14 +118,33 @@ public struct ControlClient: Sendable {
         pool.submit { _ in
             // The pool was just started and is shut down only below, so the state is `.active`; the subscription
             // runs either way so that the stream always ends.
-            client.runSubscription(continuation: continuation, subscription: subscription)
+            do {
+                try client.runSubscription(subscription: subscription) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                // After the consumer went away, the failure is only the shutdown we caused.
+                if subscription.isTerminated {
+                    continuation.finish()
+                } else {
+                    continuation.finish(throwing: error)
+                }
+            }
             // Joins the thread on a dispatch queue once this work item has returned; nothing is left to report.
             pool.shutdownGracefully { _ in }
         }
         return stream
     }
 
-    // MARK: Blocking work (on the shared thread pool)
+    /// `subscribe()` on the calling thread: `onSubscribed` runs once the daemon took the subscription, then
+    /// `onEvent` gets the `params` of every event, in order, until the subscription fails (as `subscribe()` fails: it
+    /// never ends otherwise).
+    public func subscribeBlocking(
+        onSubscribed: () -> Void = {}, _ onEvent: (JSONValue) -> Void
+    ) throws(ControlClientError) {
+        try runSubscription(subscription: Subscription(), onSubscribed: onSubscribed, onEvent)
+    }
+
+    // MARK: Blocking work (on the calling thread, or the shared thread pool)
 
     /// The request id the client uses; one request per connection.
     private static let requestID: RPCID = 1
@@ -165,54 +209,47 @@ public struct ControlClient: Sendable {
         }
     }
 
+    /// Subscribes and hands each event's `params` to `onEvent` until the connection ends (a failure), or
+    /// `subscription` is terminated (returns).
     private func runSubscription(
-        continuation: AsyncThrowingStream<JSONValue, any Error>.Continuation, subscription: Subscription
-    ) {
+        subscription: Subscription, onSubscribed: () -> Void = {}, _ onEvent: (JSONValue) -> Void
+    ) throws(ControlClientError) {
         let connection: UnixSocketConnection
         do {
             connection = try UnixSocketConnection.connect(path: path, timeout: timeout)
         } catch {
-            continuation.finish(throwing: unreachable(error))
-            return
+            throw unreachable(error)
         }
         defer { connection.close() }
         guard subscription.attach(connection) else { return }
         var reader = LineReader(maxLength: maxResponseLength)
-        do throws(ControlClientError) {
-            let request = RPCRequest(id: Self.requestID, method: "subscribe")
-            do {
-                try connection.send(Self.line(request.jsonValue))
-            } catch {
-                throw unreachable(error)
-            }
-            guard
-                let response = try readResponse(
-                    from: connection, reader: &reader, deadline: .now + timeout)
-            else {
-                throw .daemonUnreachable(path: path, reason: "the daemon closed the connection")
-            }
-            if case .failure(let error) = response.outcome { throw .rpc(error) }
-            while true {
-                let line: [UInt8]?
-                do {
-                    line = try nextLine(from: connection, reader: &reader, deadline: nil)
-                } catch .daemonUnreachable(let path, let reason) {
-                    throw .subscriptionEnded(path: path, reason: reason)
-                }
-                guard let line else {
-                    throw .subscriptionEnded(path: path, reason: "the daemon closed the connection")
-                }
-                guard let value = try Self.parse(line) else { continue }
-                guard value["method"] == "event" else { continue }
-                continuation.yield(value["params"] ?? .null)
-            }
+        let request = RPCRequest(id: Self.requestID, method: "subscribe")
+        do {
+            try connection.send(Self.line(request.jsonValue))
         } catch {
-            // After the consumer went away, the failure is only the shutdown we caused.
-            if subscription.isTerminated {
-                continuation.finish()
-            } else {
-                continuation.finish(throwing: error)
+            throw unreachable(error)
+        }
+        guard
+            let response = try readResponse(
+                from: connection, reader: &reader, deadline: .now + timeout)
+        else {
+            throw .daemonUnreachable(path: path, reason: "the daemon closed the connection")
+        }
+        if case .failure(let error) = response.outcome { throw .rpc(error) }
+        onSubscribed()
+        while true {
+            let line: [UInt8]?
+            do {
+                line = try nextLine(from: connection, reader: &reader, deadline: nil)
+            } catch .daemonUnreachable(let path, let reason) {
+                throw .subscriptionEnded(path: path, reason: reason)
             }
+            guard let line else {
+                throw .subscriptionEnded(path: path, reason: "the daemon closed the connection")
+            }
+            guard let value = try Self.parse(line) else { continue }
+            guard value["method"] == "event" else { continue }
+            onEvent(value["params"] ?? .null)
         }
     }
 

@@ -355,7 +355,14 @@ async function showReceipt(payment, panel) {
 
 function paymentCard(payment) {
   const item = element("li", undefined, { "data-payment": payment.id, "data-state": payment.state });
+  // The amount in the preferred currency, as the CLI shows it: the quote kept when it was accepted, else today's.
+  const quote = payment.quote;
+  const converted = payment.converted;
+  const other = quote ? `= ${money(quote.minorUnits, quote.currency)} ${t("whenAccepted")}`
+    : converted ? `≈ ${money(converted.minorUnits, converted.currency)}${converted.stale ? ` (${t("stale")})` : ""}`
+      : "";
   item.append(element("div", money(payment.minorUnits, payment.currency), { class: "amount" }),
+    ...(other ? [element("div", other, { class: "muted converted" })] : []),
     element("div", `${payment.direction === "in" ? t("from") : t("to")}: ${peerLabel(payment.peer)}`,
       payment.peer.trust === "paired" ? {} : { class: "unverified" }),
     element("div", payment.memo || ""),
@@ -371,7 +378,8 @@ function paymentCard(payment) {
 
 /** What a payment's card shows: a card whose version is unchanged is kept as it is. */
 function cardVersion(payment) {
-  return [language, payment.state, payment.updatedAt, payment.confirmed, peerLabel(payment.peer)].join("|");
+  return [language, payment.state, payment.updatedAt, payment.confirmed, peerLabel(payment.peer),
+    JSON.stringify([payment.quote, payment.converted])].join("|");
 }
 
 /**

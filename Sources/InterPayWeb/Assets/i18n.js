@@ -35,6 +35,7 @@ export const strings = {
     notifyOffer: "Subscription offered", notifyPairing: "Pairing request",
     queuedNotice: "Queued, resent until it is acknowledged: not yet acknowledged by",
     nothingIn: "No requests for you right now.", nothingOut: "Nothing you asked for lately.",
+    whenAccepted: "when accepted",
   },
   es: {
     language: "Idioma", nearby: "Cerca", request: "Cobrar", inbox: "Bandeja", history: "Historial", sales: "Ventas",
@@ -74,6 +75,7 @@ export const strings = {
     notifyOffer: "Suscripción ofrecida", notifyPairing: "Solicitud de emparejamiento",
     queuedNotice: "En cola, se reenvía hasta que lo confirme: aún sin confirmar por",
     nothingIn: "No tienes solicitudes por ahora.", nothingOut: "No has cobrado nada últimamente.",
+    whenAccepted: "al aceptarlo",
   },
 };
 
