@@ -525,6 +525,9 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     /// The peer `text` names (`PeerResolver`: an ID or ID prefix by ID only, a name only when one known peer has
     /// it); with `requireSession`, a known peer without a session is `peerUnreachable`.
     func resolvePeer(_ text: String, requireSession: Bool = true) async throws -> PeerID {
+        // A whole peer ID with a session names that peer without reading every peer's name: what the web app and
+        // other programs send (a known peer by definition; the rules below would find it too).
+        if let peer = try? PeerID(parsing: text), sessions.session(with: peer) != nil { return peer }
         let names = try await peerNames()
         let candidates = names.map { PeerResolver.Candidate(id: $0.key, name: $0.value.shown, paired: $0.value.paired) }
         switch PeerResolver.resolve(text, among: candidates) {
