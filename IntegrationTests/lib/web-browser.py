@@ -211,6 +211,13 @@ def download_receipt(driver, payment, section, name):
     check(found, f"{name}: the settled payment's card opens its receipt with a download link")
     if not found:
         return
+    summary = driver.execute_script(
+        "const s = document.querySelector(arguments[0]); return s ? s.innerText : ''",
+        f"#{section} li[data-payment='{payment}'] .receipt-summary")
+    words = "Recibo del pago" if driver.execute_script("return document.documentElement.lang") == "es" \
+        else "Receipt for payment"
+    check(summary.startswith(words) and "alice (" in summary and "bob (" in summary,
+          f"{name}: the receipt's summary is in the page's language, naming both sides as signed ({summary!r})")
     filename = f"receipt-{payment[-8:]}.json"
     path = os.path.join(downloads(), filename)
     driver.execute_script("document.querySelector(arguments[0]).click()", link)

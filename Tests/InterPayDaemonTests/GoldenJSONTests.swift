@@ -279,7 +279,15 @@ struct GoldenJSONTests {
                 + #""totalMinor":2500}]}"#)
         #expect(
             try wire(ControlAPI.receipt, ReceiptInfo(payment: "P", receipt: "{}", summary: nil))
-                == #"{"payment":"P","receipt":"{}","summary":null}"#)
+                == #"{"details":null,"payment":"P","receipt":"{}","summary":null}"#)
+        let details = ReceiptInfo.Details(
+            amount: "12.50", currency: "MXN", minorUnits: 1250, payer: PeerIdentity(name: "bob", id: "B", shortID: "b"),
+            payee: PeerIdentity(name: "alice", id: "A", shortID: "a"), acceptedAt: 1, settledAt: 2)
+        #expect(
+            try wire(ControlAPI.receipt, ReceiptInfo(payment: "P", receipt: "{}", summary: "S", details: details))
+                == #"{"details":{"acceptedAt":1,"amount":"12.50","currency":"MXN","minorUnits":1250,"#
+                + #""payee":{"id":"A","name":"alice","shortID":"a"},"payer":{"id":"B","name":"bob","shortID":"b"},"#
+                + #""settledAt":2},"payment":"P","receipt":"{}","summary":"S"}"#)
         #expect(
             try wire(
                 ControlAPI.web,

@@ -297,17 +297,51 @@ public struct PaymentList: Codable, Sendable, Equatable {
 
 /// The answer of `receipt`.
 public struct ReceiptInfo: Codable, Sendable, Equatable {
+    /// What the signed receipt says, member by member, for a program (the web app) to word in its own language.
+    public struct Details: Codable, Sendable, Equatable {
+        /// The amount, a decimal string with the currency's digits.
+        public var amount: String
+        /// Its ISO 4217 code.
+        public var currency: String
+        /// The amount in minor units.
+        public var minorUnits: Int64
+        /// The payer as the receipt names it (its name as it was when signed, and its ID).
+        public var payer: PeerIdentity
+        /// The payee, who signed it, likewise.
+        public var payee: PeerIdentity
+        /// When the payment was accepted (Unix time).
+        public var acceptedAt: Int64
+        /// When it was settled (Unix time).
+        public var settledAt: Int64
+
+        public init(
+            amount: String, currency: String, minorUnits: Int64, payer: PeerIdentity, payee: PeerIdentity,
+            acceptedAt: Int64, settledAt: Int64
+        ) {
+            self.amount = amount
+            self.currency = currency
+            self.minorUnits = minorUnits
+            self.payer = payer
+            self.payee = payee
+            self.acceptedAt = acceptedAt
+            self.settledAt = settledAt
+        }
+    }
+
     /// The payment ID.
     public var payment: String
     /// The receipt's canonical text, exactly as the payee signed it.
     public var receipt: String
-    /// Its one-line summary.
+    /// Its one-line summary, in English.
     @Nullable public var summary: String?
+    /// Its members (nil where `summary` is).
+    @Nullable public var details: Details?
 
     /// A receipt.
-    public init(payment: String, receipt: String, summary: String?) {
+    public init(payment: String, receipt: String, summary: String?, details: Details? = nil) {
         self.payment = payment
         self.receipt = receipt
         self.summary = summary
+        self.details = details
     }
 }

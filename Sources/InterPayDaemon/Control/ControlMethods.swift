@@ -323,8 +323,20 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                 code: .notFound, message: "receipt of payment \(shortID) (no receipt is available: \(why)) not found",
                 reason: .notFound, values: ["kind": "receipt", "text": shortID])
         }
-        let summary = (try? SignedReceipt(verifying: text))?.summary  // a stored receipt was verified when stored
-        return ReceiptInfo(payment: record.id.wireString, receipt: text, summary: summary)
+        // A stored receipt was verified when stored: one that no longer verifies is given without its summary.
+        guard let signed = try? SignedReceipt(verifying: text) else {
+            return ReceiptInfo(payment: record.id.wireString, receipt: text, summary: nil)
+        }
+        let receipt = signed.receipt
+        let details = ReceiptInfo.Details(
+            amount: receipt.amount.formattedAmount, currency: receipt.amount.currency.code,
+            minorUnits: receipt.amount.minorUnits,
+            payer: PeerIdentity(
+                name: receipt.payerName, id: receipt.payerID.description, shortID: receipt.payerID.shortDescription),
+            payee: PeerIdentity(
+                name: receipt.payeeName, id: receipt.payeeID.description, shortID: receipt.payeeID.shortDescription),
+            acceptedAt: receipt.acceptedAt.secondsSince1970, settledAt: receipt.settledAt.secondsSince1970)
+        return ReceiptInfo(payment: record.id.wireString, receipt: text, summary: signed.summary, details: details)
     }
 
     /// `export {from?, to?, state?}`: every payment created in `[from, to)` (times as seconds), oldest first, with

@@ -49,6 +49,11 @@ function errorText(error) {
   return word(error.data, error.message);
 }
 
+/** `template` with each `{name}` replaced by `values[name]`. */
+function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
+}
+
 /** The number of decimals of a currency (JPY 0, MXN 2, KWD 3). */
 export function decimals(currency) {
   try { return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits; }
@@ -348,7 +353,12 @@ async function showReceipt(payment, panel) {
   const link = element("a", t("downloadReceipt"), { class: "receipt-download",
     href: URL.createObjectURL(new Blob([info.receipt], { type: "application/json" })),
     download: `receipt-${payment.shortID}.json` });
-  panel.replaceChildren(element("div", info.summary || "", { class: "receipt-summary" }),
+  // What the signed receipt says, in the page's language (its members, as signed: the names are the peers' own).
+  const d = info.details;
+  const summary = d ? fill(t("receiptLine"), { id: payment.shortID, amount: money(d.minorUnits, d.currency),
+    payer: `${d.payer.name} (${d.payer.shortID})`, payee: `${d.payee.name} (${d.payee.shortID})`,
+    when: new Date(d.settledAt * 1000).toLocaleString(language) }) : "";
+  panel.replaceChildren(element("div", summary, { class: "receipt-summary" }),
     element("div", payment.direction === "in" ? t("receiptVerified") : t("receiptSigned"), { class: "muted" }),
     link, element("div", t("verifyOffline"), { class: "muted" }));
 }

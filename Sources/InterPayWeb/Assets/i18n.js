@@ -36,6 +36,7 @@ export const strings = {
     queuedNotice: "Queued, resent until it is acknowledged: not yet acknowledged by",
     nothingIn: "No requests for you right now.", nothingOut: "Nothing you asked for lately.",
     whenAccepted: "when accepted",
+    receiptLine: "Receipt for payment {id}: {amount} from {payer} to {payee}, settled {when}.",
   },
   es: {
     language: "Idioma", nearby: "Cerca", request: "Cobrar", inbox: "Bandeja", history: "Historial", sales: "Ventas",
@@ -76,6 +77,7 @@ export const strings = {
     queuedNotice: "En cola, se reenvía hasta que lo confirme: aún sin confirmar por",
     nothingIn: "No tienes solicitudes por ahora.", nothingOut: "No has cobrado nada últimamente.",
     whenAccepted: "al aceptarlo",
+    receiptLine: "Recibo del pago {id}: {amount} de {payer} a {payee}, liquidado el {when}.",
   },
 };
 
