@@ -15,8 +15,18 @@ both_state() { is_state alice "$1" "$2" && is_state bob "$1" "$2"; }
 settled_with_receipt() { both_state "$1" settled && [[ $(field bob "$1" receipt) == True ]]; }
 
 echo "== setup"
+# bob's preferred currency is EUR (rates from a fixture on host 2's own loopback): his accepted payments keep a
+# quote, which his books carry as prices.
+mkdir -p "$work/rates/v6/latest"
+cat >"$work/rates/v6/latest/EUR" <<JSON
+{"result":"success","base_code":"EUR","time_last_update_unix":$(date +%s),"time_next_update_unix":$(($(date +%s) + 86400)),
+ "conversion_rates":{"EUR":1,"MXN":21.5,"JPY":163.25,"USD":1.16}}
+JSON
+"$sandbox" exec 2 -- python3 -m http.server --bind 127.0.0.1 --directory "$work/rates" 8765 >"$work/rates.log" 2>&1 &
+background+=($!)
+bob_flags=(--currency EUR --rates-url "http://127.0.0.1:8765/v6/latest/{base}")
 start_daemon 1 alice
-start_daemon 2 bob
+start_daemon 2 bob "${bob_flags[@]}"
 sessions_between alice bob
 
 echo "== request → accept → paid (across a payee restart)"
@@ -40,7 +50,7 @@ echo "== received (across a payer restart) → receipt on both sides"
 stop_daemon bob
 out=$(on alice received "${id:0:8}")
 expect_match "received: settled on the payee's side" '*settled*' "$out"
-start_daemon 2 bob
+start_daemon 2 bob "${bob_flags[@]}"
 if eventually 20 settled_with_receipt "$id"; then
     pass "after the payer's restart both sides are settled and the payer holds the receipt"
 else
@@ -120,6 +130,69 @@ bob_short=$(on bob status --json | json_get shortID)
 expect_match "stats --by peer names the peer as every surface does: name (SHORTID) and its trust" \
     "*bob ($bob_short) \\[unverified\\]*" "$(on alice stats --period all --by peer)"
 expect_match "stats by currency has one currency column" "SIDE  CURRENCY  COUNT*" "$(on alice stats --period all | head -n 1)"
+
+echo "== books for hledger, ledger and beancount"
+# A memo and a category written to break out of their fields in either format: a quote, a comment start, a
+# payee/note bar, a code's parenthesis, a backslash, and a directive after them.
+hostile=$(on alice send bob 3.00 EUR --memo '(x) "; 2020-01-01 open Assets:Evil | \" \\ ; * !' --category 'food; 1 EUR')
+eventually 5 is_state bob "$hostile" pending || true
+on bob accept "$hostile" >/dev/null
+eventually 5 both_state "$hostile" accepted || true
+for side in alice bob; do
+    on "$side" export --format ledger >"$work/$side.journal"
+    on "$side" export --format beancount >"$work/$side.beancount"
+    expect_exit 0 "hledger check accepts $side's journal" hledger -f "$work/$side.journal" check
+    expect_exit 0 "bean-check accepts $side's beancount file" bean-check "$work/$side.beancount"
+    # Income (sales) and expenses (purchases) per currency, against `stats --json` (minor units).
+    books=$(hledger -f "$work/$side.journal" register '^(income|expenses):' -O csv | python3 -c '
+import csv, sys
+digits = {"JPY": 0, "KWD": 3}
+totals = {}
+for row in csv.DictReader(sys.stdin):
+    number, currency = row["amount"].split()
+    side = "out" if row["account"].startswith("income") else "in"
+    minor = round(abs(float(number)) * 10 ** digits.get(currency, 2))
+    totals[(side, currency)] = totals.get((side, currency), 0) + minor
+print(sorted(totals.items()))')
+    bean=$(bean-query -q -f csv "$work/$side.beancount" \
+        "SELECT account, currency, sum(number) AS total WHERE account ~ '^(Income|Expenses):' GROUP BY account, currency" |
+        python3 -c '
+import csv, sys
+digits = {"JPY": 0, "KWD": 3}
+totals = {}
+for row in csv.reader(sys.stdin):
+    if not row or row[0].strip() == "account":
+        continue
+    account, currency, number = (cell.strip() for cell in row)
+    side = "out" if account.startswith("Income") else "in"
+    totals[(side, currency)] = totals.get((side, currency), 0) + round(abs(float(number)) * 10 ** digits.get(currency, 2))
+print(sorted(totals.items()))')
+    stats=$(on "$side" stats --period all --json | python3 -c '
+import json, sys
+print(sorted(((r["direction"], r["currency"]), r["totalMinor"]) for r in json.load(sys.stdin)["rows"]))')
+    expect_eq "$side's journal balances equal stats --json, per side and currency ($stats)" "$stats" "$books"
+    expect_eq "$side's beancount balances equal stats --json too" "$stats" "$bean"
+done
+prices=$(grep -c '^P .* MXN .* EUR$\|^P .* JPY .* EUR$' "$work/bob.journal" || true)
+bean_prices=$(grep -c ' price \(MXN\|JPY\) .* EUR$' "$work/bob.beancount" || true)
+if ((prices == 2 && bean_prices == 2)); then
+    pass "bob's books price MXN and JPY in EUR on the days he accepted them (his stored quotes)"
+else
+    fail "prices in bob's books: $prices / $bean_prices: $(grep -h 'price\|^P ' "$work/bob.journal" "$work/bob.beancount")"
+fi
+evil=$(grep -F 'open Assets:Evil' "$work/alice.journal")
+if [[ $(wc -l <<<"$evil") -eq 1 && $evil == 20??-??-??" * "*" | "* ]]; then
+    pass "the hostile memo stays in its transaction's description: $evil"
+else
+    fail "the hostile memo in the journal: $evil"
+fi
+if grep -q '^2020-01-01' "$work/alice.journal" "$work/alice.beancount"; then
+    fail "a peer's text made a line of its own"
+else
+    pass "no peer text starts a line of either journal"
+fi
+expect_exit 2 "a beancount account pattern of the wrong form is refused" \
+    on alice export --format beancount --account 'assets:interpay:{peer}'
 
 echo "== paid and received cross during a link cut"
 cut=$(on alice send bob 42 MXN --memo "cut")

@@ -7,7 +7,9 @@ import InterPayCore
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export payments for the books, as CSV (RFC 4180) or JSON, one row per payment, oldest first.",
+        abstract:
+            "Export payments for the books: CSV (RFC 4180) or JSON, one row per payment, oldest first, or a journal "
+            + "for hledger, ledger or beancount.",
         discussion: """
             Amounts are decimal strings with the currency's digits, times ISO 8601 UTC; columns: \
             \(Export.columns.joined(separator: ", ")). peer_trust is paired or unverified: a name is the peer's own \
@@ -15,6 +17,13 @@ struct Export: ParsableCommand {
             leading ' so that no spreadsheet runs it as a formula. --from and --to take YYYY-MM-DD (UTC) or \
             YYYY-MM-DDTHH:MM:SSZ and select by creation time: from on or after --from, to before the end of --to's \
             day (or before --to's exact time).
+
+            --format ledger (hledger and ledger) and --format beancount write a journal: one transaction per payment \
+            accepted, paid or settled, dated when it was accepted. A sale moves its amount into the peer's account \
+            (--account; {peer} is the peer's short ID, {name} its name made into an account name) from \
+            income:interpay:CATEGORY; a purchase moves it from the peer's account into expenses:interpay:CATEGORY \
+            (Income:InterPay:… and Expenses:InterPay:… for beancount). The quote kept when a payment was accepted is \
+            a price of its currency on that day. 'hledger -f FILE check' and 'bean-check FILE' accept the result.
             """)
 
     /// The columns, in order; the JSON form uses the same names.
@@ -31,11 +40,17 @@ struct Export: ParsableCommand {
 
     /// What `--format` takes.
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case csv, json
+        case csv, json, ledger, beancount
     }
 
-    @Option(help: "csv or json.")
+    @Option(help: "csv, json, ledger (hledger and ledger's journal) or beancount.")
     var format: Format = .csv
+
+    @Option(
+        help: ArgumentHelp(
+            "The account of a payment's peer in a journal (default: assets:interpay:{peer}; for beancount "
+                + "Assets:InterPay:{peer}).", valueName: "pattern"))
+    var account: String?
 
     @Option(help: "Only payments created on or after this date (YYYY-MM-DD, UTC) or time.")
     var from: String?
@@ -46,6 +61,16 @@ struct Export: ParsableCommand {
     @OptionGroup var filter: StateFilter
 
     func validate() throws {
+        if let account {
+            guard let books = Self.books(format) else {
+                throw ValidationError("--account is for --format ledger or beancount")
+            }
+            do {
+                _ = try Books.journal([], format: books, account: account)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         if let from, Self.time(from, endOfDay: false) == nil {
             throw DateArgument.error(from, option: "--from", forms: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SSZ"])
         }
@@ -65,7 +90,18 @@ struct Export: ParsableCommand {
         let params = ExportParams(
             from: from.flatMap { Self.time($0, endOfDay: false) }?.secondsSince1970,
             to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: filter.state)
-        let rows = try global.call(ControlAPI.export, params).value.payments.map(Self.row)
+        let payments = try global.call(ControlAPI.export, params).value.payments
+        if let books = Self.books(format) {
+            do {
+                print(
+                    try Books.journal(payments, format: books, account: account ?? Books.defaultAccount(books)),
+                    terminator: "")
+            } catch {
+                throw CLIError(message: error.description, exitCode: 2)
+            }
+            return
+        }
+        let rows = payments.map(Self.row)
         if format == .json {
             // The same cells as the CSV's, as strings (amounts keep their exact decimals), but for `confirmed` and
             // `receipt`, booleans.
@@ -84,6 +120,15 @@ struct Export: ParsableCommand {
             var text = Self.csvLine(Self.columns)
             for row in rows { text += Self.csvLine(row.map { $0 ?? "" }) }
             print(text, terminator: "")
+        }
+    }
+
+    /// The journal format of `format`; nil for CSV and JSON.
+    static func books(_ format: Format) -> Books.Format? {
+        switch format {
+        case .csv, .json: nil
+        case .ledger: .ledger
+        case .beancount: .beancount
         }
     }
 
