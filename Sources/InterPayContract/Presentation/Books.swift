@@ -1,4 +1,4 @@
-public import InterPayCore
+import InterPayCore
 
 /// Payments as a journal for plain-text accounting (`interpay export --format ledger|beancount`): one transaction
 /// per payment whose money was committed (accepted, paid or settled), dated when it was accepted.
