@@ -19,6 +19,14 @@ public struct CanonicalJSONEncoder: Sendable {
         try root.write(into: &output, codingPath: [])
         return output
     }
+
+    /// `value` as the tree its canonical JSON would parse to (members sorted as written), without writing the text
+    /// and reading it back: for a caller that holds JSON as a tree (the control socket's answers).
+    public func tree(_ value: some Encodable) throws -> JSONTree {
+        let root = EncodedNode()
+        try root.store(value, codingPath: [])
+        return try root.tree(codingPath: [])
+    }
 }
 
 /// One value being encoded: filled by a container, written once the whole value is encoded.
@@ -78,6 +86,21 @@ private final class EncodedNode {
         elements.append(node)
         content = .array(elements)
         return node
+    }
+
+    func tree(codingPath: [any CodingKey]) throws -> JSONTree {
+        switch content {
+        case .unset:
+            throw EncodingError.invalidValue(
+                self, .init(codingPath: codingPath, debugDescription: "A value encoded nothing."))
+        case .object(let members):
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            return .object(try sorted.map { .init(key: $0.key, value: try $0.node.tree(codingPath: codingPath)) })
+        case .array(let elements):
+            return .array(try elements.map { try $0.tree(codingPath: codingPath) })
+        case .scalar(let value):
+            return value
+        }
     }
 
     func write(into output: inout [UInt8], codingPath: [any CodingKey]) throws {

@@ -36,6 +36,16 @@ struct JSONCodingTests {
             try JSONTreeDecoder().decode(Outer.self, from: try tree(String(decoding: bytes, as: UTF8.self))) == value)
     }
 
+    @Test("a value encoded into a tree is the tree its canonical text parses to, without the text")
+    func treeWithoutText() throws {
+        let value = Outer(
+            zeta: false, items: [Inner(b: Int64.min, a: "é\u{0}"), Inner(b: 0, a: nil)], count: 0, Upper: "",
+            text: "x")
+        let encoder = CanonicalJSONEncoder()
+        #expect(try encoder.tree(value) == JSONTree.parse(try encoder.encode(value)))
+        #expect(try encoder.tree([1.5, 2.0]) == JSONTree.parse(try encoder.encode([1.5, 2.0])))
+    }
+
     @Test("integers read exactly from their text; an integral value written with a fraction or exponent is taken")
     func integers() throws {
         let decoder = JSONTreeDecoder()

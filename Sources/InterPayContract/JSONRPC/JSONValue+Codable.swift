@@ -1,4 +1,3 @@
-public import FoundationEssentials
 public import InterPayJSON
 
 extension JSONValue: Codable {
@@ -40,14 +39,16 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// The JSON form of an `Encodable` value (through `JSONEncoder`; integers stay exact).
-    public init(encoding value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
-        let data = try encoder.encode(value)
+    /// The JSON form of an `Encodable` value, encoded straight into a tree (`CanonicalJSONEncoder.tree`): no JSON
+    /// text is written and read back, and integers stay exact. The control socket's answers and events are made
+    /// this way, once each.
+    public init(encoding value: some Encodable) throws {
+        let tree = try CanonicalJSONEncoder().tree(value)
         do {
-            try self.init(parsing: data)
+            try self.init(tree)
         } catch {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: [], debugDescription: "JSONEncoder produced invalid JSON: \(error)"))
+                value, .init(codingPath: [], debugDescription: "the encoded value is not JSON: \(error)"))
         }
     }
 
