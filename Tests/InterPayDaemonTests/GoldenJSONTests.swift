@@ -286,7 +286,8 @@ struct GoldenJSONTests {
         #expect(
             try wire(ControlAPI.receipt, ReceiptInfo(payment: "P", receipt: "{}", summary: "S", details: details))
                 == #"{"details":{"acceptedAt":1,"amount":"12.50","currency":"MXN","minorUnits":1250,"#
-                + #""payee":{"id":"A","name":"alice","shortID":"a"},"payer":{"id":"B","name":"bob","shortID":"b"},"#
+                + #""payee":{"id":"A","name":"alice","shortID":"a"},"payeeLabel":"alice (a)","#
+                + #""payer":{"id":"B","name":"bob","shortID":"b"},"payerLabel":"bob (b)","#
                 + #""settledAt":2},"payment":"P","receipt":"{}","summary":"S"}"#)
         #expect(
             try wire(

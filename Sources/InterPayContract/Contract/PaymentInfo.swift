@@ -309,6 +309,10 @@ public struct ReceiptInfo: Codable, Sendable, Equatable {
         public var payer: PeerIdentity
         /// The payee, who signed it, likewise.
         public var payee: PeerIdentity
+        /// The payer as every surface names a signed party (`PeerLabel.identified`: `name (SHORTID)`, escaped).
+        public var payerLabel: String
+        /// The payee likewise.
+        public var payeeLabel: String
         /// When the payment was accepted (Unix time).
         public var acceptedAt: Int64
         /// When it was settled (Unix time).
@@ -323,6 +327,8 @@ public struct ReceiptInfo: Codable, Sendable, Equatable {
             self.minorUnits = minorUnits
             self.payer = payer
             self.payee = payee
+            self.payerLabel = PeerLabel.identified(name: payer.name, shortID: payer.shortID)
+            self.payeeLabel = PeerLabel.identified(name: payee.name, shortID: payee.shortID)
             self.acceptedAt = acceptedAt
             self.settledAt = settledAt
         }

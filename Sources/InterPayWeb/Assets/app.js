@@ -353,10 +353,10 @@ async function showReceipt(payment, panel) {
   const link = element("a", t("downloadReceipt"), { class: "receipt-download",
     href: URL.createObjectURL(new Blob([info.receipt], { type: "application/json" })),
     download: `receipt-${payment.shortID}.json` });
-  // What the signed receipt says, in the page's language (its members, as signed: the names are the peers' own).
+  // What the signed receipt says, in the page's language; the two parties as the daemon's presenter names them.
   const d = info.details;
   const summary = d ? fill(t("receiptLine"), { id: payment.shortID, amount: money(d.minorUnits, d.currency),
-    payer: `${d.payer.name} (${d.payer.shortID})`, payee: `${d.payee.name} (${d.payee.shortID})`,
+    payer: d.payerLabel, payee: d.payeeLabel,
     when: new Date(d.settledAt * 1000).toLocaleString(language) }) : "";
   panel.replaceChildren(element("div", summary, { class: "receipt-summary" }),
     element("div", payment.direction === "in" ? t("receiptVerified") : t("receiptSigned"), { class: "muted" }),
