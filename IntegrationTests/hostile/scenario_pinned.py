@@ -14,6 +14,7 @@ def pair(h, daemon, identity, conn):
     """Pairs `daemon` with the peer on `conn` honestly; returns whether the daemon's user confirmed the code."""
     mine = identity["bytes"]
     theirs = wire.parse_peer_id(daemon.id)
+    daemon.wait_for_session(identity["id"])
     out = daemon.interpay("pair", identity["id"][:7])
     if out.returncode != 0:
         print("pair failed: %s %s" % (out.stdout, out.stderr))

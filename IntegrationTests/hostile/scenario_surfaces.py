@@ -74,6 +74,7 @@ def paste(h, alice, work):
         conn.send({"type": "hello", "minVersion": 1, "maxVersion": 1, "name": name, "capabilities": ["pairing-v2"],
                    "agent": "hostile-surfaces/1"})
         conn.next_frame(lambda f: f.get("type") == "hello")
+        alice.wait_for_session(mallory["id"])
         out = alice.interpay("pair", short, "--json")
         h.check(out.returncode == 0, "alice starts pairing with the peer named %r" % name, out.stdout + out.stderr)
         conn.next_frame(lambda f: f.get("type") == "pair" and f.get("step") == "commit")

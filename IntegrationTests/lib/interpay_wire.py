@@ -304,6 +304,20 @@ class Daemon:
             raise RuntimeError("interpay list failed: " + out.stderr)
         return json.loads(out.stdout)["payments"]
 
+    def wait_for_session(self, peer_id, timeout=DEADLINE):
+        """True once `interpay peers` lists a session up with `peer_id`.
+
+        The daemon sends its hello before it registers the session, so a peer that has read the daemon's hello
+        cannot yet count on the CLI knowing it: wait here before a command that names the peer."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            out = self.interpay("peers", "--json")
+            if out.returncode == 0 and any(p.get("id") == peer_id and p.get("session") == "up"
+                                           for p in json.loads(out.stdout).get("peers", [])):
+                return True
+            time.sleep(0.1)
+        return False
+
     def alive(self):
         try:
             os.kill(self.pid, 0)
