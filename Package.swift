@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        // Metrics (issue W): the modules emit through swift-metrics; the daemon exports them with swift-prometheus.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // The web app on loopback (issue J). No default traits: neither swift-configuration nor full Foundation is needed.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         // The micro benchmarks (Benchmarks/, `make bench-micro`). The malloc interposer gives the malloc counts; the
@@ -58,6 +61,13 @@ let package = Package(
         ),
 
         // MARK: Services
+        // The catalogue of the daemon's metrics (names, label values, help) over swift-metrics' API: every module
+        // emits through it, so that the names and the bounded label sets live in one place.
+        .target(
+            name: "InterPayMetrics",
+            dependencies: [.product(name: "CoreMetrics", package: "swift-metrics")],
+            swiftSettings: swiftSettings
+        ),
         // NIO's async channels guarded so that one dropped unserved (a listener closing) cannot trap the process.
         .target(
             name: "InterPayChannels",
@@ -75,7 +85,7 @@ let package = Package(
         .target(
             name: "InterPayTransport",
             dependencies: [
-                "InterPayChannels", "InterPayCore",
+                "InterPayChannels", "InterPayCore", "InterPayMetrics",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -94,7 +104,7 @@ let package = Package(
         .target(
             name: "InterPayRates",
             dependencies: [
-                "CCurl", "InterPayCore", "InterPayJSON",
+                "CCurl", "InterPayCore", "InterPayJSON", "InterPayMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -123,7 +133,7 @@ let package = Package(
         .target(
             name: "InterPayEngine",
             dependencies: [
-                "InterPayCore", "InterPayStore",
+                "InterPayCore", "InterPayMetrics", "InterPayStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -132,8 +142,9 @@ let package = Package(
         .target(
             name: "InterPayWeb",
             dependencies: [
-                "InterPayCore", "InterPayContract",
+                "InterPayCore", "InterPayContract", "InterPayMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -152,8 +163,10 @@ let package = Package(
             name: "InterPayDaemon",
             dependencies: [
                 "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayContract",
-                "InterPayControl", "InterPayRates", "InterPayEngine", "InterPayWeb",
+                "InterPayControl", "InterPayRates", "InterPayEngine", "InterPayWeb", "InterPayMetrics",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -257,7 +270,7 @@ let package = Package(
             dependencies: [
                 "InterPayTestSupport", "InterPayDaemon", "InterPayControl", "InterPayContract", "InterPayCore",
                 "InterPayStore",
-                "InterPayTransport", "InterPayEngine",
+                "InterPayTransport", "InterPayEngine", "InterPayMetrics", "InterPayWeb",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
@@ -266,9 +279,10 @@ let package = Package(
         .testTarget(
             name: "InterPayEngineTests",
             dependencies: [
-                "InterPayTestSupport", "InterPayEngine", "InterPayCore", "InterPayStore",
+                "InterPayTestSupport", "InterPayEngine", "InterPayCore", "InterPayMetrics", "InterPayStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 public import InterPayCore
+import InterPayMetrics
 public import Logging
 
 /// Exchange rates for the daemon: fetched from a provider, cached (`RatesCache`, the ledger in the daemon), served stale when the provider
@@ -116,6 +117,7 @@ public actor RatesService {
             do throws(RatesError) {
                 snapshot = try await provider.fetchRates(base: base, now: now)
             } catch {
+                InterPayMetric.ratesFetchFailures.counter().increment()
                 logger.warning(
                     "could not fetch exchange rates",
                     metadata: ["base": "\(base)", "source": "\(provider.source)", "error": "\(error)"])
@@ -148,6 +150,11 @@ public actor RatesService {
     }
 
     // MARK: The cache
+
+    /// When the cached rates of `base` were fetched; nil when none are cached. Never fetches (the metrics read it).
+    public func cachedFetchTime(base: CurrencyCode) async -> Timestamp? {
+        await cachedSnapshot(base: base)?.fetchedAt
+    }
 
     /// The cached snapshot of `base`; nil when none is stored or it cannot be read (which is logged).
     private func cachedSnapshot(base: CurrencyCode) async -> RateSnapshot? {

@@ -1,3 +1,4 @@
+import GRDB
 public import InterPayCore
 
 extension AppDatabase {
@@ -20,6 +21,13 @@ extension AppDatabase {
     public func trustedPeer(id peerID: PeerID) async throws(StoreError) -> TrustedPeerRecord? {
         try await read("read trust of \(peerID.shortDescription)") { db in
             try TrustedPeerRecord.fetchOne(db, key: peerID.description)
+        }
+    }
+
+    /// The IDs of every paired peer (their text form, as stored).
+    public func trustedPeerIDs() async throws(StoreError) -> Set<String> {
+        try await read("read the paired peers") { db in
+            try Set(String.fetchAll(db, sql: "SELECT peerID FROM trustedPeer"))
         }
     }
 

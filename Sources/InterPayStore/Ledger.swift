@@ -11,9 +11,12 @@ public import InterPayCore
 /// `AppDatabase` with the same names run these same queries in a read transaction of their own.
 public struct Ledger {
     let db: Database
+    /// What the transaction's steps wrote so far that the metrics count; nil outside `transact`.
+    let tally: LedgerTally?
 
-    init(_ db: Database) {
+    init(_ db: Database, tally: LedgerTally? = nil) {
         self.db = db
+        self.tally = tally
     }
 
     // MARK: Payments
@@ -161,7 +164,13 @@ public struct Ledger {
     /// `seq` numbers.
     @discardableResult
     public func apply(_ change: LedgerChange) throws -> [OutboxRecord] {
-        try AppDatabase.apply(change, in: db)
+        let stored = try AppDatabase.apply(change, in: db)
+        if let tally, let role = change.payment?.role {
+            for event in change.events where event.fromState != event.toState {
+                tally.entered.append(PaymentStateEntry(role: role, state: event.toState))
+            }
+        }
+        return stored
     }
 
     /// Inserts a peer or refreshes a known one (name, address when given, last seen).
@@ -185,11 +194,19 @@ extension AppDatabase {
     /// It blocks the calling thread for the transaction and its disk flush (GRDB runs it on the caller's thread when
     /// its writer is free): call it from a thread that may block, such as the payment engine's step queue, never from
     /// an event loop or a task of the cooperative pool.
-    public func transact<Outcome>(_ steps: [(Ledger) throws -> Outcome]) -> [Result<Outcome, StoreError>] {
+    ///
+    /// `committed`, when given, is told after the commit the states payments entered in the transaction (nothing of
+    /// a step that was rolled back): what the metrics count.
+    public func transact<Outcome>(
+        _ steps: [(Ledger) throws -> Outcome], committed: (([PaymentStateEntry]) -> Void)? = nil
+    ) -> [Result<Outcome, StoreError>] {
         do {
-            return try writer.writeWithoutTransaction { db in
-                try Self.immediateTransaction(db) { try Self.run(steps, in: Ledger(db)) }
+            let tally = committed == nil ? nil : LedgerTally()
+            let results = try writer.writeWithoutTransaction { db in
+                try Self.immediateTransaction(db) { try Self.run(steps, in: Ledger(db, tally: tally)) }
             }
+            if let committed, let tally { committed(tally.entered) }
+            return results
         } catch {
             // The transaction itself failed (e.g. the disk): nothing of the batch is stored.
             return steps.map { _ in .failure(StoreError(operation: "run a ledger step", error)) }
@@ -239,6 +256,7 @@ extension AppDatabase {
         outcomes.reserveCapacity(steps.count)
         for step in steps {
             try begin.execute()
+            let tallied = ledger.tally?.entered.count ?? 0
             do {
                 let outcome = try step(ledger)
                 try release.execute()
@@ -247,9 +265,29 @@ extension AppDatabase {
                 // This step alone is undone; if even that fails, the batch's transaction is (thrown below).
                 try rollback.execute()
                 try release.execute()
+                ledger.tally?.entered.removeSubrange(tallied...)
                 outcomes.append(.failure(StoreError(operation: "run a ledger step", error)))
             }
         }
         return outcomes
     }
+}
+
+/// A state a payment entered in a committed transaction, with this side's role in it.
+public struct PaymentStateEntry: Sendable, Hashable {
+    /// This side's role in the payment.
+    public var role: PaymentRole
+    /// The state it entered (`pending` when it was created).
+    public var state: PaymentState
+
+    /// An entry of `role`'s payment into `state`.
+    public init(role: PaymentRole, state: PaymentState) {
+        self.role = role
+        self.state = state
+    }
+}
+
+/// What one transaction's steps wrote that the metrics count; confined to the transaction's thread.
+final class LedgerTally {
+    var entered: [PaymentStateEntry] = []
 }

@@ -1,6 +1,7 @@
 import Foundation
 import InterPayChannels
 public import InterPayCore
+import InterPayMetrics
 public import Logging
 import NIOCore
 import NIOPosix
@@ -432,6 +433,18 @@ public actor SessionManager {
         dialSlotWaiters.remove(at: index).continuation.resume(returning: false)
     }
 
+    /// How a dial ended (`interpay_dials_total{result}`): it became a session, or not.
+    private enum DialResult: String {
+        case session, failed
+    }
+
+    private static func countDial(_ result: DialResult) {
+        InterPayMetric.dials.counter([("result", result.rawValue)]).increment()
+    }
+
+    /// How many targets are dialed and kept (discovered and static), for the metrics.
+    public func dialTargetCount() -> Int { targets.targets.count }
+
     /// Dials once and runs the session until it ends.
     private func dial(_ target: DialTarget, key: String) async -> DialTargets.Outcome {
         let address = "\(target.host):\(target.port)"
@@ -447,10 +460,13 @@ public actor SessionManager {
                 connection, direction: .outbound, expected: target.expectedPeerID, dialKey: key,
                 handshakeEnded: { await self.releaseDialSlot() })
             {
+                Self.countDial(.session)
                 return .session(peerID)
             }
+            Self.countDial(.failed)
             return .failed
         } catch {
+            Self.countDial(.failed)
             releaseDialSlot()
             logger.debug("dial failed", metadata: ["address": "\(address)", "error": "\(error)"])
             return .failed
@@ -591,6 +607,9 @@ public actor SessionManager {
         let channel = asyncChannel.channel
         let remote = Self.describe(channel.remoteAddress) ?? "?"
         var establishedPeer: PeerID?
+        // Why the connection ends before a session, should it (`InterPayMetric.handshakeRefusals`): the stage it
+        // reached, refined by the error.
+        var refusal = HandshakeRefusal.hello
         do {
             try await asyncChannel.executeThenClose { inbound, outbound in
                 var frames = inbound.makeAsyncIterator()
@@ -630,6 +649,7 @@ public actor SessionManager {
                     try? await outbound.write(.message(answer))
                     throw TransportError.handshakeFailed("first frame was not hello")
                 }
+                refusal = .version
                 guard let version = ours.negotiatedVersion(with: theirs) else {
                     // Best effort: the connection closes whether or not the peer gets the reason.
                     try? await outbound.write(
@@ -637,10 +657,12 @@ public actor SessionManager {
                     throw TransportError.noCommonVersion(
                         ours: configuration.versions, theirs: theirs.minVersion...theirs.maxVersion)
                 }
+                refusal = .mismatch
                 let peerID = try await Self.peerID(of: channel)
                 if let expected, expected != peerID {
                     throw TransportError.peerIDMismatch(expected: expected, actual: peerID)
                 }
+                refusal = .other
                 guard peerID != identity.peerID else { throw TransportError.connectedToSelf }
                 // Pinned before the session is announced, so that whoever hears of it can read the pin.
                 if let dialKey, expected == nil { await pin(peerID, forKey: dialKey) }
@@ -663,18 +685,21 @@ public actor SessionManager {
                     logger.debug("duplicate connection closed", metadata: ["peer": "\(peerID.shortDescription)"])
                     return
                 case .full:
+                    refusal = .full
                     try? await outbound.write(.message(.close(reason: "too many sessions")))  // Closing anyway.
                     throw TransportError.handshakeFailed("\(configuration.maxSessions) sessions up, none to evict")
                 case .stopping:
                     try? await outbound.write(.message(.close(reason: "shutting down")))  // Closing anyway.
                     throw TransportError.handshakeFailed("shutting down")
                 case .addressFull:
+                    refusal = .full
                     // Closing anyway.
                     try? await outbound.write(.message(.close(reason: "too many sessions from this address")))
                     throw TransportError.handshakeFailed(
                         "\(configuration.sessionsPerAddress) sessions from \(info.host) up, none to evict")
                 }
                 establishedPeer = peerID
+                InterPayMetric.handshakes.counter().increment()
                 await endHandshake()
                 let reason = await runSession(session, frames: &frames, outbound: outbound)
                 if await unregister(session) {
@@ -695,7 +720,13 @@ public actor SessionManager {
                 logger.debug(
                     "connection ended before a session", metadata: ["address": "\(remote)", "reason": "\(reason)"])
             }
-            if establishedPeer == nil { events.yield(.refused(remoteAddress: remote, reason: reason)) }
+            if establishedPeer == nil {
+                events.yield(.refused(remoteAddress: remote, reason: reason))
+                switch error {
+                case is NIOSSLError, is BoringSSLError, TransportError.noPeerCertificate: HandshakeRefusal.tls.count()
+                default: refusal.count()
+                }
+            }
         }
         await endHandshake()
         return establishedPeer
@@ -737,6 +768,7 @@ public actor SessionManager {
             do {
                 reason = try await readLoop(session, frames: &frames)
             } catch let error as FrameError {
+                Limit.frameBytes.hit()
                 logger.notice(
                     "frame over the size limit; session closed",
                     metadata: [

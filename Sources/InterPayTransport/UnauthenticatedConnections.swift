@@ -1,3 +1,4 @@
+import InterPayMetrics
 import Synchronization
 
 /// Counts the inbound connections that have not finished TLS and `hello` yet, and refuses new ones beyond a limit,
@@ -63,6 +64,17 @@ final class UnauthenticatedConnections: Sendable {
         case timedOut
         /// A connection that announced an oversize frame instead of `hello`.
         case oversize
+
+        /// The limit of SECURITY.md the event is a hit of.
+        var limit: Limit {
+            switch self {
+            case .refused, .refusedOpen, .refusedForAddress: .unauthenticated
+            case .evicted, .sessionLimit: .sessions
+            case .evictedForAddress, .addressSessionLimit: .sessionsPerAddress
+            case .timedOut: .handshakeTimeout
+            case .oversize: .frameBytes
+            }
+        }
     }
 
     private struct State {
@@ -130,7 +142,10 @@ final class UnauthenticatedConnections: Sendable {
 
     /// Records one `event`; nil when it is not to be logged (a flood cannot fill the log), else how many such
     /// events went unlogged before it.
+    ///
+    /// Every event passes here, so this also counts the limit it hit (`InterPayMetric.limitHits`).
     func shouldLog(_ event: Event, at now: ContinuousClock.Instant = .now) -> Int? {
-        state.withLock { $0.throttles[event, default: LogThrottle()].record(at: now) }
+        event.limit.hit()
+        return state.withLock { $0.throttles[event, default: LogThrottle()].record(at: now) }
     }
 }

@@ -55,6 +55,7 @@ public enum WebApp {
         vendorScripts: [String: [String]], streams: StreamCount
     ) -> Router<WebRequestContext> {
         let router = Router(context: WebRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: RefusalMiddleware())
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: AccessMiddleware(access: access))

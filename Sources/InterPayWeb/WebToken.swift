@@ -15,12 +15,23 @@ public enum WebToken {
     /// The token in `directory`, created (mode 0600) when missing or malformed; an existing file with wider
     /// permissions is narrowed to 0600.
     public static func loadOrCreate(in directory: URL) throws(WebTokenError) -> String {
-        let path = directory.appending(path: fileName).path
+        try loadOrCreate(atPath: directory.appending(path: fileName).path, groupMayRead: false)
+    }
+
+    /// The token in the file at `path`, created (mode 0600) when missing or malformed. An existing file is narrowed
+    /// to 0600, or with `groupMayRead` (the metrics token, which Prometheus' user reads through its group) to 0640;
+    /// others never keep access.
+    public static func loadOrCreate(atPath path: String, groupMayRead: Bool) throws(WebTokenError) -> String {
         if let data = FileManager.default.contents(atPath: path),
             case let text = String(decoding: data, as: UTF8.self).filter({ !$0.isWhitespace }),
             isWellFormed(text)
         {
-            guard chmod(path, 0o600) == 0 else { throw .unwritable(path: path, errno: errno) }
+            var info = stat()
+            guard stat(path, &info) == 0 else { throw .unwritable(path: path, errno: errno) }
+            let mode = info.st_mode & 0o777 & (groupMayRead ? 0o640 : 0o600)
+            guard mode == info.st_mode & 0o777 || chmod(path, mode) == 0 else {
+                throw .unwritable(path: path, errno: errno)
+            }
             return text
         }
         let token = generate()
@@ -70,7 +81,7 @@ public enum WebTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unwritable(let path, let code):
-            "cannot write the web token file \(path): \(String(cString: strerror(code)))"
+            "cannot write the token file \(path): \(String(cString: strerror(code)))"
         }
     }
 }

@@ -199,6 +199,7 @@ public actor ControlServer {
             for try await line in inbound {
                 switch line {
                 case .tooLong(let limit):
+                    configuration.onLineTooLong()
                     logger.notice("control request line too long", metadata: ["peer": peer, "limit": "\(limit)"])
                     let error = RPCError.invalidRequest("request line longer than \(limit) bytes")
                     try await outbound.write(Self.line(RPCResponse(id: nil, error: error).jsonValue))

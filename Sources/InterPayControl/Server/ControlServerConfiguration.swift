@@ -13,6 +13,8 @@ public struct ControlServerConfiguration: Sendable {
     public var maxLineLength: Int
     /// Overrides the modes that follow from `groupID` (`ownerOnly` or `ownerAndGroup`); meant for tests.
     public var permissions: ControlSocketPermissions?
+    /// Told each time a request line is refused for its length (the daemon counts it in its metrics).
+    public var onLineTooLong: @Sendable () -> Void = {}
 
     /// A configuration for `path`.
     public init(

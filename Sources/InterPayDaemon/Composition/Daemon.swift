@@ -4,11 +4,13 @@ import InterPayControl
 import InterPayCore
 import InterPayDiscovery
 import InterPayEngine
+import InterPayMetrics
 import InterPayRates
 import InterPayStore
 import InterPayTransport
 import InterPayWeb
 public import Logging
+import Prometheus
 public import ServiceLifecycle
 import Synchronization
 
@@ -27,6 +29,16 @@ public enum Daemon {
     ) throws(DaemonError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         // Before anything reads the directory: one daemon per state directory, and only this user's.
         let lock = try StateDirectoryLock.claim(configuration.stateDirectory, socketPath: configuration.socketPath)
+        // Metrics first: what the node's parts make at their start goes to the registry only after the bootstrap.
+        var metrics: (address: WebListenAddress, registry: PrometheusCollectorRegistry, token: String)?
+        if let address = configuration.metricsListen {
+            do {
+                let token = try WebToken.loadOrCreate(atPath: configuration.metricsTokenPath, groupMayRead: true)
+                metrics = (address, DaemonMetrics.bootstrap(), token)
+            } catch {
+                throw .metrics(error.description)
+            }
+        }
         let identity: Identity
         do {
             identity = try Identity.loadOrCreate(in: configuration.stateDirectory)
@@ -104,11 +116,11 @@ public enum Daemon {
         }
         let service = ControlMethods(services: services, startedAt: .now, webAccess: webAccess)
         let methods = ControlDispatcher(service)
+        var controlConfiguration = ControlServerConfiguration(
+            path: configuration.socketPath, groupID: configuration.socketGroupID)
+        controlConfiguration.onLineTooLong = { Limit.controlLine.hit() }
         let control = ControlSocketService(
-            server: ControlServer(
-                configuration: ControlServerConfiguration(
-                    path: configuration.socketPath, groupID: configuration.socketGroupID),
-                handler: methods, logger: logger),
+            server: ControlServer(configuration: controlConfiguration, handler: methods, logger: logger),
             broadcaster: broadcaster, readiness: readiness, logger: logger)
         let notify = NotifyService(
             notifier: SystemdNotifier(environment: environment), readiness: readiness,
@@ -123,6 +135,12 @@ public enum Daemon {
                     logger: logger,
                     onListening: { port in shared.webPort = port },
                     onFailure: { failure in shared.webFailure = failure.description }))
+        }
+        if let metrics {
+            web.append(
+                MetricsService(
+                    address: metrics.address, registry: metrics.registry, token: metrics.token, logger: logger,
+                    sample: { await DaemonMetrics.sample(services) }))
         }
         let retention = RetentionService(database: database, retention: configuration.ledgerRetention, logger: logger)
         var desktop: [any Service] = []

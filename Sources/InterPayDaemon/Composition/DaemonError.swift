@@ -16,6 +16,8 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
     case rates(String)
     /// The web app cannot be served (e.g. its token file cannot be written).
     case web(String)
+    /// The metrics cannot be served (e.g. their token file cannot be read or written).
+    case metrics(String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum DaemonError: Error, Sendable, CustomStringConvertible {
         case .control(let reason): reason
         case .rates(let reason): "exchange rates: \(reason)"
         case .web(let reason): "web app: \(reason)"
+        case .metrics(let reason): "metrics: \(reason)"
         }
     }
 }

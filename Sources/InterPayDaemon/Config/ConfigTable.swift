@@ -80,6 +80,19 @@ extension ConfigKey {
                 throw ConfigProblem(error.description)
             }
         },
+        .string(
+            "metrics.listen", default: .unset("no metrics are served", example: "127.0.0.1:9464")
+        ) { configuration, text throws(ConfigProblem) in
+            do throws(WebListenAddressError) {
+                configuration.metricsListen = try WebListenAddress(parsing: text)
+            } catch {
+                throw ConfigProblem(error.description.replacingOccurrences(of: "the web app is", with: "metrics are"))
+            }
+        },
+        .string(
+            "metrics.token_file",
+            default: .unset("metrics-token in the state directory", example: "/var/lib/interpay/metrics-token")
+        ) { $0.metricsTokenFile = $1 },
         .bool("notifications.desktop", flag: .off("--no-desktop-notifications"), default: .value(true)) {
             $0.desktopNotifications = $1
         },

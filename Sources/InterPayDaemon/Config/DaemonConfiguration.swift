@@ -42,6 +42,14 @@ public struct DaemonConfiguration: Sendable {
             if let newValue { webAddress = newValue }
         }
     }
+    /// Where the Prometheus metrics are served (`[metrics] listen`, always a loopback address); nil: not served.
+    public var metricsListen: WebListenAddress?
+    /// The file holding the metrics token (`[metrics] token_file`); nil: `metrics-token` in the state directory.
+    public var metricsTokenFile: String?
+    /// The metrics token's file as used.
+    public var metricsTokenPath: String {
+        metricsTokenFile ?? stateDirectory.appending(path: "metrics-token").path
+    }
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info
     /// Whose payment requests are taken: anyone's (flagged unverified unless paired), or paired peers' only.

@@ -1,6 +1,7 @@
 import Foundation
 import InterPayCore
 import InterPayEngine
+import InterPayMetrics
 import InterPayStore
 import InterPayTransport
 import Logging
@@ -155,6 +156,7 @@ actor PairingCoordinator {
     func receive(_ frame: PaymentMessage.Pairing, from peer: PeerID, now: Timestamp = .now) async {
         let solicited = machines[peer]?.attemptID != nil
         if frame.step == .commit, !limiter.admit(peer, solicited: solicited, now: .now) {
+            Limit.pairingCommits.hit()
             logger.debug("pairing commit over the rate limit dropped", metadata: ["id": "\(peer.shortDescription)"])
             return
         }
@@ -287,6 +289,7 @@ actor PairingCoordinator {
                 await sessions.send(.pair(frame), to: peer)
             case .started(let attemptID):
                 requests[peer] = nil
+                Self.count(.started)
                 logger.notice(
                     "pairing attempt started",
                     metadata: [
@@ -315,6 +318,7 @@ actor PairingCoordinator {
                 } catch {
                     throw .storage(error.description)
                 }
+                Self.count(.paired)
                 logger.notice(
                     "peer paired", metadata: ["peer": "\(name)", "id": "\(id)", "cause": DaemonLogHandler.userCause])
                 await sessions.preferenceChanged(for: peer)
@@ -322,6 +326,7 @@ actor PairingCoordinator {
             case .counted:
                 break
             case .failed(let reason):
+                Self.count(.failed)
                 let failures = machines[peer]?.lockout.failures ?? 0
                 logger.notice(
                     "pairing attempt failed",
@@ -331,6 +336,7 @@ actor PairingCoordinator {
                     ])
                 eventContinuation.yield(.failed(peer: peer, name: name, reason: reason, failures: failures))
             case .lockedOut(let until):
+                Self.count(.locked)
                 logger.warning(
                     "pairing locked after failed attempts",
                     metadata: [
@@ -339,9 +345,19 @@ actor PairingCoordinator {
                 eventContinuation.yield(.locked(peer: peer, name: name, until: until))
             case .refuse(let reason):
                 refusal = reason
+                if case .locked = reason { Limit.pairingLockout.hit() }
             }
         }
         if let refusal { throw .notPermitted(refusal.description) }
+    }
+
+    /// What became of pairing attempts (`interpay_pairing_total{outcome}`).
+    enum Outcome: String, CaseIterable {
+        case started, paired, failed, locked
+    }
+
+    private static func count(_ outcome: Outcome) {
+        InterPayMetric.pairing.counter([("outcome", outcome.rawValue)]).increment()
     }
 
     private func trusted(_ peer: PeerID) async throws(EngineError) -> TrustedPeerRecord? {

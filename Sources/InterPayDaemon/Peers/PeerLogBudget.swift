@@ -1,4 +1,5 @@
 import InterPayCore
+import InterPayMetrics
 import Synchronization
 
 /// How many log lines peers may cause: a token bucket per peer, one per source address and one for all peers
@@ -87,6 +88,12 @@ public final class PeerLogBudget: Sendable {
     /// that peer were left out before it (to say so on this line). `address` is the line's own address, if any
     /// (`host` or `host:port`).
     public func admit(_ peer: String, address: String? = nil, now: ContinuousClock.Instant = .now) -> Int? {
+        let admitted = admitUnderLock(peer, address: address, now: now)
+        if admitted == nil { InterPayMetric.logLinesSuppressed.counter().increment() }
+        return admitted
+    }
+
+    private func admitUnderLock(_ peer: String, address: String?, now: ContinuousClock.Instant) -> Int? {
         state.withLock { state in
             var bucket =
                 state.peers[peer]

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayMetrics
 import InterPayStore
 
 extension PaymentEngine {
@@ -313,6 +314,7 @@ extension PaymentEngine {
                     "unlogged": "\(unlogged)",
                 ])
         }
+        Limit.requests.hit()
         return try answering(
             .error(.init(code: .limitExceeded, message: "\(verdict.refusal); resend later", ref: frame.messageID)),
             to: peer)

@@ -1,5 +1,7 @@
+import CoreMetrics
 import Foundation
 public import InterPayCore
+import InterPayMetrics
 public import InterPayStore
 public import Logging
 import Synchronization
@@ -75,11 +77,18 @@ public final class PaymentEngine: Sendable {
         self.requestLimits = requestLimits
         self.logger = logger
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1_024))
+        let metrics = CommitMetrics()
         let pipeline = StepPipeline<Step, StepOutcome, PeerID>(
             inboundCapacity: inboundCapacity,
             commit: { [database, weak self] steps in
                 self?.transactions.add(1, ordering: .relaxed)
-                let results = database.transact(steps.map(\.body))
+                let started = ContinuousClock.now
+                var committed = false
+                let results = database.transact(steps.map(\.body)) { entered in
+                    committed = true
+                    metrics.entered(entered)
+                }
+                metrics.record(steps: steps.count, duration: ContinuousClock.now - started, committed: committed)
                 return results.map { result in
                     switch result {
                     case .success(let outcome): outcome
@@ -92,6 +101,42 @@ public final class PaymentEngine: Sendable {
     }
 
     private var pipeline: StepPipeline<Step, StepOutcome, PeerID>? { pipelineBox.withLock { $0 } }
+
+    /// The ledger's and the engine's metrics of each commit (`InterPayMetric`), made once: a commit is the hot path.
+    private struct CommitMetrics: Sendable {
+        let commits = InterPayMetric.ledgerCommits.counter()
+        let failures = InterPayMetric.ledgerCommitFailures.counter()
+        let seconds = CoreMetrics.Timer(label: InterPayMetric.ledgerCommitSeconds.name, preferredDisplayUnit: .seconds)
+        let batch = Recorder(label: InterPayMetric.ledgerBatchSteps.name)
+        let steps = InterPayMetric.engineSteps.counter()
+        let payments: [PaymentStateEntry: Counter] = Dictionary(
+            uniqueKeysWithValues: PaymentRole.allCases.flatMap { role in
+                PaymentState.allCases.map { state in
+                    (
+                        PaymentStateEntry(role: role, state: state),
+                        InterPayMetric.payments.counter([("role", role.rawValue), ("state", state.rawValue)])
+                    )
+                }
+            })
+
+        /// Counts the states payments entered in a committed transaction.
+        func entered(_ entries: [PaymentStateEntry]) {
+            for entry in entries { payments[entry]?.increment() }
+        }
+
+        /// Counts one transaction of `steps` steps.
+        func record(steps count: Int, duration: Duration, committed: Bool) {
+            guard committed else {
+                failures.increment()
+                return
+            }
+            commits.increment()
+            steps.increment(by: Int64(count))
+            batch.record(count)
+            seconds.recordNanoseconds(
+                duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        }
+    }
 
     // MARK: Steps
 
@@ -363,6 +408,9 @@ public final class PaymentEngine: Sendable {
 
     /// How many steps wait for a transaction now (for diagnostics and benchmarks).
     public var queuedSteps: Int { pipeline?.queuedCount ?? 0 }
+
+    /// How many lanes (peers' frames, and the local commands') have steps waiting now.
+    public var queuedLanes: Int { pipeline?.readyLaneCount ?? 0 }
 
     // MARK: Sending
 

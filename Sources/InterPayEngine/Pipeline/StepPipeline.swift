@@ -135,6 +135,9 @@ final class StepPipeline<Step: Sendable, Outcome: Sendable, Lane: Hashable & Sen
     /// How many steps wait for a transaction now.
     var queuedCount: Int { state.withLock { $0.queued } }
 
+    /// How many lanes have steps waiting now.
+    var readyLaneCount: Int { state.withLock { $0.ready.count } }
+
     /// Whether a new inbound step of `lane` is queued at once. Waiters that remain after room was made (`takeBatch()`)
     /// wait for their lane only while there is room at all, so only those of the same lane keep a newcomer out.
     private func hasRoom(for lane: Lane?, in state: State) -> Bool {

@@ -1,5 +1,6 @@
 public import Foundation
 public import InterPayCore
+import InterPayMetrics
 public import InterPayStore
 
 extension PaymentEngine {
@@ -301,6 +302,7 @@ extension PaymentEngine {
         }
         guard try ledger.makeRoomForOffer(from: peer, perPeer: Self.maxOffersPerPeer, total: Self.maxOffersTotal)
         else {
+            Limit.offers.hit()
             logger.notice(
                 "subscription offer refused: too many offers waiting",
                 metadata: ["peer": "\(peer.shortDescription)", "series": "\(frame.seriesID.wireString)"])
