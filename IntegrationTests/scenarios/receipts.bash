@@ -25,6 +25,8 @@ JSON
 "$sandbox" exec 2 -- python3 -m http.server --bind 127.0.0.1 --directory "$work/rates" 8765 >"$work/rates.log" 2>&1 &
 background+=($!)
 bob_flags=(--currency EUR --rates-url "http://127.0.0.1:8765/v6/latest/{base}")
+# bob's books name his peers' accounts by their names ([export] account).
+daemon_config bob "[export]" 'account = "assets:tills:{name}"'
 start_daemon 1 alice
 start_daemon 2 bob "${bob_flags[@]}"
 sessions_between alice bob
@@ -173,6 +175,14 @@ print(sorted(((r["direction"], r["currency"]), r["totalMinor"]) for r in json.lo
     expect_eq "$side's journal balances equal stats --json, per side and currency ($stats)" "$stats" "$books"
     expect_eq "$side's beancount balances equal stats --json too" "$stats" "$bean"
 done
+if grep -q '  assets:tills:alice  ' "$work/bob.journal" && grep -q '  Assets:Tills:Alice  ' "$work/bob.beancount" &&
+    ! grep -q 'assets:interpay:' "$work/bob.journal"; then
+    pass "bob's books use his [export] account pattern (beancount's capitalized)"
+else
+    fail "bob's accounts: $(grep -ho '  [aA]ssets:[^ ]*' "$work/bob.journal" "$work/bob.beancount" | sort -u | tr '\n' ' ')"
+fi
+expect_match "--account overrides the configured pattern" "*  assets:cash:alice  *" \
+    "$(on bob export --format ledger --account 'assets:cash:{name}')"
 prices=$(grep -c '^P .* MXN .* EUR$\|^P .* JPY .* EUR$' "$work/bob.journal" || true)
 bean_prices=$(grep -c ' price \(MXN\|JPY\) .* EUR$' "$work/bob.beancount" || true)
 if ((prices == 2 && bean_prices == 2)); then

@@ -48,8 +48,8 @@ struct Export: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The account of a payment's peer in a journal (default: assets:interpay:{peer}; for beancount "
-                + "Assets:InterPay:{peer}).", valueName: "pattern"))
+            "The account of a payment's peer in a journal (default: the daemon's [export] account, else "
+                + "assets:interpay:{peer}; for beancount Assets:InterPay:{peer}).", valueName: "pattern"))
     var account: String?
 
     @Option(help: "Only payments created on or after this date (YYYY-MM-DD, UTC) or time.")
@@ -90,12 +90,15 @@ struct Export: ParsableCommand {
         let params = ExportParams(
             from: from.flatMap { Self.time($0, endOfDay: false) }?.secondsSince1970,
             to: to.flatMap { Self.time($0, endOfDay: true) }?.secondsSince1970, state: filter.state)
-        let payments = try global.call(ControlAPI.export, params).value.payments
+        let answer = try global.call(ControlAPI.export, params).value
+        let payments = answer.payments
         if let books = Self.books(format) {
+            // --account, else the daemon's `[export] account`, else the format's default.
+            let pattern =
+                account ?? answer.account.map { Books.account(configured: $0, for: books) }
+                ?? Books.defaultAccount(books)
             do {
-                print(
-                    try Books.journal(payments, format: books, account: account ?? Books.defaultAccount(books)),
-                    terminator: "")
+                print(try Books.journal(payments, format: books, account: pattern), terminator: "")
             } catch {
                 throw CLIError(message: error.description, exitCode: 2)
             }

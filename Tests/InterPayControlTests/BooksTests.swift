@@ -72,4 +72,15 @@ struct BooksTests {
         #expect(throws: Books.BooksError.self) { try Books.journal([], format: .ledger, account: "assets") }
         #expect(throws: Books.BooksError.self) { try Books.journal([], format: .ledger, account: "a b:c") }
     }
+
+    @Test("one configured pattern serves both formats: as it is for ledger, each part capitalized for beancount")
+    func configuredPattern() throws {
+        #expect(Books.account(configured: "assets:tills:{name}", for: .ledger) == "assets:tills:{name}")
+        #expect(Books.account(configured: "assets:tills:{name}", for: .beancount) == "Assets:Tills:{name}")
+        #expect(Books.account(configured: "assets:x-1:{peer}", for: .beancount) == "Assets:X-1:{peer}")
+        let text = try Books.journal(
+            [Self.payment(.outgoing, name: "bob", memo: "m", category: nil)], format: .beancount,
+            account: Books.account(configured: "assets:tills:{name}", for: .beancount))
+        #expect(text.contains("  Assets:Tills:Bob  12.50 MXN"), "\(text)")
+    }
 }

@@ -288,10 +288,15 @@ public struct PaymentEventInfo: Codable, Sendable, Equatable {
 public struct PaymentList: Codable, Sendable, Equatable {
     /// The payments.
     public var payments: [PaymentInfo]
+    /// `export` only, when the daemon's configuration sets one: the account pattern of a payment's peer in books
+    /// (`[export] account`), which `interpay export --format ledger|beancount` uses unless `--account` is given.
+    /// Absent from every other answer.
+    public var account: String?
 
     /// A list.
-    public init(payments: [PaymentInfo]) {
+    public init(payments: [PaymentInfo], account: String? = nil) {
         self.payments = payments
+        self.account = account
     }
 }
 

@@ -35,6 +35,16 @@ public enum Books {
         format == .ledger ? "assets:interpay:{peer}" : "Assets:InterPay:{peer}"
     }
 
+    /// The account of a payment's peer in `format` from a configured pattern (`[export] account`, one pattern for
+    /// both formats): as it is for ledger; for beancount each part gets a capital first letter
+    /// (`assets:tills:{name}` → `Assets:Tills:{name}`), beancount's rule for account names.
+    public static func account(configured pattern: String, for format: Format) -> String {
+        guard format == .beancount else { return pattern }
+        return pattern.split(separator: ":", omittingEmptySubsequences: false).map { component in
+            component.hasPrefix("{") ? String(component) : component.prefix(1).uppercased() + component.dropFirst()
+        }.joined(separator: ":")
+    }
+
     /// The journal of `payments` in `format`, the peer's account named by `account` (`{peer}`: its short ID;
     /// `{name}`: its name, as an account name's part).
     public static func journal(_ payments: [PaymentInfo], format: Format, account: String) throws(BooksError) -> String

@@ -1,4 +1,5 @@
 import Foundation
+import InterPayContract
 import InterPayControl
 import InterPayCore
 import InterPayEngine
@@ -166,6 +167,20 @@ extension ConfigKey {
         // At least the replay window (PROTOCOL.md §9.2: 7 days after expiry) and a day; at most ten years.
         .duration("ledger.retention", 8 * 86_400...3_650 * 86_400, default: .value(.integer(90 * 86_400))) {
             $0.ledgerRetention = $1
+        },
+        .string(
+            "export.account",
+            default: .unset(
+                "assets:interpay:{peer} (beancount: Assets:InterPay:{peer})", example: "assets:tills:{name}")
+        ) { configuration, pattern throws(ConfigProblem) in
+            do throws(Books.BooksError) {
+                _ = try Books.journal([], format: .ledger, account: pattern)
+                _ = try Books.journal(
+                    [], format: .beancount, account: Books.account(configured: pattern, for: .beancount))
+            } catch {
+                throw ConfigProblem(error.description)
+            }
+            configuration.exportAccount = pattern
         },
         .bool("subscriptions.enabled", default: .value(true)) { $0.subscriptions = $1 },
         .string(

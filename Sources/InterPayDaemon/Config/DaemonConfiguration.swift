@@ -50,6 +50,8 @@ public struct DaemonConfiguration: Sendable {
     public var metricsTokenPath: String {
         metricsTokenFile ?? stateDirectory.appending(path: "metrics-token").path
     }
+    /// The account pattern of a payment's peer in exported books (`[export] account`); nil: the CLI's default.
+    public var exportAccount: String?
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info
     /// Whose payment requests are taken: anyone's (flagged unverified unless paired), or paired peers' only.

@@ -348,7 +348,8 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         filter.createdBefore = params.to.map(Timestamp.init(secondsSince1970:))
         let views = try await database.paymentViews(filter: filter).reversed()
         return PaymentList(
-            payments: views.map { Self.info($0.record, peerName: peerName($0), converted: nil) }.withUniqueShortIDs())
+            payments: views.map { Self.info($0.record, peerName: peerName($0), converted: nil) }.withUniqueShortIDs(),
+            account: configuration.exportAccount)
     }
 
     /// A reject reason from the control socket: at most `Limits.maxReasonLength` code points, no control character.
