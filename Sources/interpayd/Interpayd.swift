@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InterPayControl
+import InterPayCore
 import InterPayDaemon
 import Logging
 import ServiceLifecycle
@@ -37,6 +38,18 @@ struct Interpayd: AsyncParsableCommand {
     @Flag(help: "Print this daemon's peer ID (creating the identity if needed) and exit.")
     var printID = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Restore a backup (interpay backup) into the state directory, which must hold no identity or ledger and "
+                + "no running daemon, then exit. The daemon started next has the backup's peer ID, pairings and "
+                + "ledger.", valueName: "file"))
+    var restore: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --restore: the file whose first line is the backup's passphrase.", valueName: "passfile"))
+    var passphraseFile: String?
+
     /// Exit status for an unusable configuration (sysexits' EX_CONFIG).
     static let configurationError: Int32 = 78
 
@@ -50,11 +63,22 @@ struct Interpayd: AsyncParsableCommand {
             FileHandle.standardError.write(Data("interpayd: \(error.description)\n".utf8))
             throw ExitCode(Self.configurationError)
         }
-        let configuration = effective.configuration
+        var configuration = effective.configuration
+        // The file read, if any: a backup carries it.
+        let location = ConfigFileLocation.resolve(
+            explicit: config, isRoot: host.isRoot, environment: host.environment, home: host.home)
+        if FileManager.default.fileExists(atPath: location.path) { configuration.configurationFile = location.path }
         if checkConfig {
             print("# interpayd \(Self.version): effective configuration (flags > environment > file > defaults)")
             print(effective.text)
             return
+        }
+        if let restore {
+            try await Self.restore(restore, passphraseFile: passphraseFile, configuration: configuration)
+            return
+        }
+        if passphraseFile != nil {
+            throw ValidationError("--passphrase-file goes with --restore")
         }
         if printID {
             print(try Self.peerID(in: configuration.stateDirectory))
@@ -101,6 +125,33 @@ struct Interpayd: AsyncParsableCommand {
         }
         return try EffectiveConfiguration.resolve(
             flags: try DaemonSettings(flags: settings), file: file, host: host, version: Self.version)
+    }
+
+    /// `--restore FILE`: restores, says what it did, and exits (1 when it cannot).
+    static func restore(_ file: String, passphraseFile: String?, configuration: DaemonConfiguration) async throws {
+        var passphrase: String?
+        if let passphraseFile {
+            guard let data = FileManager.default.contents(atPath: passphraseFile) else {
+                FileHandle.standardError.write(Data("interpayd: cannot read \(passphraseFile)\n".utf8))
+                throw ExitCode.failure
+            }
+            passphrase = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                .first.map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+        }
+        do {
+            let restored = try await Backup.restore(file: file, passphrase: passphrase, configuration: configuration)
+            let taken = ISO8601Time.format(Timestamp(secondsSince1970: restored.takenAt))
+            print(
+                "restored \(restored.peerID) with \(restored.payments) "
+                    + "\(restored.payments == 1 ? "payment" : "payments") (backup of \(taken)) into "
+                    + configuration.stateDirectory.path)
+            if let path = restored.configuration {
+                print("its configuration file is at \(path): compare it with this host's before using it")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("interpayd: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
     }
 
     static func peerID(in directory: URL) throws -> String {

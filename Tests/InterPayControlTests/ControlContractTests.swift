@@ -83,6 +83,7 @@ struct ReachedService: ControlService {
     func received(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "received") }
     func receipt(_ params: PaymentParams) async throws -> ReceiptInfo { throw Reached(method: "receipt") }
     func export(_ params: ExportParams) async throws -> PaymentList { throw Reached(method: "export") }
+    func backup(_ params: BackupParams) async throws -> BackupInfo { throw Reached(method: "backup") }
     func list(_ params: ListParams) async throws -> PaymentList { throw Reached(method: "list") }
     func show(_ params: PaymentParams) async throws -> PaymentDetailInfo { throw Reached(method: "show") }
     func history(_ params: ListParams) async throws -> PaymentList { throw Reached(method: "history") }
@@ -118,7 +119,7 @@ struct ControlDispatchTests {
     @Test("each method's route reaches the service's method of the same name, with its params read once")
     func everyRouteReachesItsMethod() async {
         let dispatcher = ControlDispatcher(ReachedService())
-        #expect(ControlAPI.routes.count == 26)
+        #expect(ControlAPI.routes.count == 27)
         for route in ControlAPI.routes {
             let name = route.method.name
             await #expect(throws: RPCError.internalError("reached \(name)")) {

@@ -107,6 +107,13 @@ struct GoldenJSONTests {
                 "id": .string(info.peer.id), "shortID": .string(info.peer.shortID), "name": .null,
                 "announcedName": .null, "trust": "unverified",
             ])
+        let exported = try members(ControlAPI.export, PaymentList(payments: [info], account: "assets:tills:{name}"))
+        #expect(Set(exported.keys) == ["payments", "account"] && exported["account"] == "assets:tills:{name}")
+        #expect(
+            try wire(
+                ControlAPI.backup,
+                BackupInfo(path: "/s/backups/b.backup", bytes: 9, encrypted: true, peerID: "ABCD", payments: 2))
+                == #"{"bytes":9,"encrypted":true,"path":"/s/backups/b.backup","payments":2,"peerID":"ABCD"}"#)
         let detail = PaymentDetailInfo(
             payment: info,
             events: [PaymentEventInfo(at: 1, from: nil, to: "pending", cause: "local-command", detail: nil)])

@@ -34,6 +34,9 @@ public enum ControlAPI {
     public static let receipt = ControlMethod<PaymentParams, ReceiptInfo>("receipt", web: .post)
     /// `export`: payments for the books, oldest first (only on the control socket: the CLI writes the file).
     public static let export = ControlMethod<ExportParams, PaymentList>("export")
+    /// `backup`: a consistent snapshot of the ledger with the identity key and the configuration, written as one file
+    /// in the state directory (only on the control socket: the CLI moves it where the user asked).
+    public static let backup = ControlMethod<BackupParams, BackupInfo>("backup")
     /// `list`: payments, newest first.
     public static let list = ControlMethod<ListParams, PaymentList>("list", web: .get)
     /// `show {payment}`: one payment with its events.

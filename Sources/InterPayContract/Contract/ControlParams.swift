@@ -273,3 +273,17 @@ public struct SeriesParams: Codable, Sendable, Equatable {
         self.decimalSeparator = decimalSeparator
     }
 }
+
+/// The params of `backup`.
+public struct BackupParams: Codable, Sendable, Equatable {
+    /// The shortest passphrase taken.
+    public static let minimumPassphraseLength = 8
+
+    /// When given, the file is encrypted (AES-256-GCM under a key scrypt derives from it); at least 8 characters.
+    public var passphrase: String?
+
+    /// Params.
+    public init(passphrase: String? = nil) {
+        self.passphrase = passphrase
+    }
+}

@@ -31,6 +31,8 @@ public protocol ControlService: Sendable {
     func receipt(_ params: PaymentParams) async throws -> ReceiptInfo
     /// `export`: payments for the books, oldest first.
     func export(_ params: ExportParams) async throws -> PaymentList
+    /// `backup`: the ledger, the identity and the configuration in one file.
+    func backup(_ params: BackupParams) async throws -> BackupInfo
     /// `list`: payments, newest first.
     func list(_ params: ListParams) async throws -> PaymentList
     /// `show {payment}`: one payment with its events.
@@ -108,6 +110,7 @@ extension ControlAPI {
         received.route { try await $0.received($1) },
         receipt.route { try await $0.receipt($1) },
         export.route { try await $0.export($1) },
+        backup.route { try await $0.backup($1) },
         list.route { try await $0.list($1) },
         show.route { try await $0.show($1) },
         history.route { try await $0.history($1) },

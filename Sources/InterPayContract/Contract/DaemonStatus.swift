@@ -74,3 +74,26 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.ledger = ledger
     }
 }
+
+/// The answer of `backup`.
+public struct BackupInfo: Codable, Sendable, Equatable {
+    /// Where the daemon wrote the file (in its state directory, mode 0600).
+    public var path: String
+    /// Its size in bytes.
+    public var bytes: Int64
+    /// Whether it is encrypted with a passphrase.
+    public var encrypted: Bool
+    /// The peer ID it restores.
+    public var peerID: String
+    /// The payments the ledger in it holds.
+    public var payments: Int64
+
+    /// An answer.
+    public init(path: String, bytes: Int64, encrypted: Bool, peerID: String, payments: Int64) {
+        self.path = path
+        self.bytes = bytes
+        self.encrypted = encrypted
+        self.peerID = peerID
+        self.payments = payments
+    }
+}

@@ -52,6 +52,8 @@ public struct DaemonConfiguration: Sendable {
     }
     /// The account pattern of a payment's peer in exported books (`[export] account`); nil: the CLI's default.
     public var exportAccount: String?
+    /// The configuration file read at start, if one was: a backup carries it.
+    public var configurationFile: String?
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info
     /// Whose payment requests are taken: anyone's (flagged unverified unless paired), or paired peers' only.

@@ -352,6 +352,20 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             account: configuration.exportAccount)
     }
 
+    /// `backup`: the ledger, the identity and the configuration in one file in the state directory.
+    func backup(_ params: BackupParams) async throws -> BackupInfo {
+        if let passphrase = params.passphrase, passphrase.count < BackupArchive.minimumPassphraseLength {
+            throw RPCError(code: .invalidParams, message: BackupError.weakPassphrase.description)
+        }
+        do {
+            return try await Backup.take(
+                database: database, configuration: configuration, peerID: sessions.identity.peerID,
+                passphrase: params.passphrase)
+        } catch {
+            throw RPCError(code: .internalError, message: "cannot take the backup: \(error)")
+        }
+    }
+
     /// A reject reason from the control socket: at most `Limits.maxReasonLength` code points, no control character.
     private func reason(_ params: PaymentParams) throws -> String? {
         guard let reason = params.reason else { return nil }
