@@ -131,4 +131,4 @@ fi
 out=$(on bob accept "$pending")
 if eventually 10 is_state alice3 "$pending" accepted; then pass "and bob's answer reaches her"; else fail "accept: $out"; fi
 
-finish backup
+finish

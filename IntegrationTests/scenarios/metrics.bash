@@ -160,4 +160,4 @@ else
     fail "ledger commits: $commits"
 fi
 
-finish metrics
+finish

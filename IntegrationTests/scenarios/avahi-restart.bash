@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Discovery that survives avahi: alice (host 1) holds sessions with ten daemons (hosts 2-11), all found through
+# DNS-SD; avahi-daemon is restarted on alice's host. No session may drop meanwhile (sessions are TCP, not mDNS),
+# alice's discovery must come back by itself, and a daemon started on host 12 right after the restart must find her
+# and be found. Prints the times, for docs/performance.md. Ends with "avahi-restart: N passed, M failed".
+# shellcheck source=../lib/harness.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
+need_binaries daemon cli
+in_sandbox 12 "$@"
+make_work
+
+peers=10
+sessions_of() { on alice status --json | json_get sessions; }
+has_sessions() { [[ $(sessions_of) -ge $1 ]]; }
+# session_with NAME PEER: NAME's daemon lists a session up with the peer named PEER.
+session_with() { session_up "$1" "$2"; }
+now_ms() { date +%s%3N; }
+
+echo "== setup: alice and $peers daemons on hosts 1-$((peers + 1)), found through DNS-SD"
+start_daemon 1 alice
+for host in $(seq 2 $((peers + 1))); do start_daemon "$host" "p$host"; done
+started=$(now_ms)
+if eventually 90 has_sessions "$peers"; then
+    pass "alice holds $peers sessions ($(($(now_ms) - started)) ms after the last daemon started)"
+else
+    fail "alice holds $(sessions_of) sessions, not $peers"
+    exit 1
+fi
+
+echo "== avahi-daemon restarts on alice's host"
+# Alice's sessions, sampled every 0.2 s across the restart: the lowest count seen.
+touch "$work/sampling"
+(while [[ -e $work/sampling ]]; do sessions_of >>"$work/sessions.samples" 2>/dev/null; sleep 0.2; done) &
+sampler=$!
+background+=("$sampler")
+sleep 1
+before=$(grep -c "discovery available" "$work/alice.log" || true)
+restart=$(now_ms)
+"$sandbox" avahi 1 restart >/dev/null
+start_daemon $((peers + 2)) newcomer
+discovery_back() { [[ $(grep -c "discovery available" "$work/alice.log" || true) -gt $before ]]; }
+if eventually 60 discovery_back; then
+    back=$(($(now_ms) - restart))
+    pass "alice's discovery comes back by itself ($back ms after the restart)"
+else
+    fail "alice's discovery did not come back: $(on alice status --json | json_get discovery)"
+fi
+if eventually 60 session_with alice newcomer && eventually 10 session_with newcomer alice; then
+    found=$(($(now_ms) - restart))
+    pass "a daemon started right after the restart and alice find each other ($found ms after the restart)"
+else
+    fail "alice and the newcomer did not find each other"
+fi
+sleep 2
+rm -f "$work/sampling"
+wait "$sampler" 2>/dev/null || true
+lowest=$(sort -n "$work/sessions.samples" | head -n 1)
+samples=$(wc -l <"$work/sessions.samples")
+expect_eq "no session dropped across the restart (lowest of $samples samples)" "$peers" "$lowest"
+expect_eq "alice holds $((peers + 1)) sessions after it" "$((peers + 1))" "$(sessions_of)"
+if grep -q "session down" "$work/alice.log"; then
+    fail "alice logged a session going down: $(grep "session down" "$work/alice.log" | head -n 3)"
+else
+    pass "alice logged no session going down"
+fi
+echo "avahi-restart: times: discovery back ${back:-?} ms, newcomer found ${found:-?} ms"
+
+finish
