@@ -19,6 +19,24 @@ struct MetricsTests {
         }
     }
 
+    @Test("the Grafana dashboard in docs/ queries only metrics of the catalogue, and every panel one at least")
+    func dashboardNamesCatalogueMetrics() throws {
+        let text = try String(
+            contentsOf: repositoryRoot.appending(path: "docs/grafana-dashboard.json"), encoding: .utf8)
+        let names = Set(InterPayMetric.allCases.map(\.name))
+        var used: Set<String> = []
+        for match in text.matches(of: /interpay_[a-z_]+/) {
+            let name = String(match.output)
+            // Histograms are queried by their series: NAME_bucket, NAME_sum, NAME_count.
+            let base = ["_bucket", "_sum", "_count"].reduce(name) { name, suffix in
+                name.hasSuffix(suffix) && !names.contains(name) ? String(name.dropLast(suffix.count)) : name
+            }
+            #expect(names.contains(base), "the dashboard queries \(name), which the catalogue does not have")
+            used.insert(base)
+        }
+        #expect(used.count >= names.count - 2, "the dashboard leaves out \(names.subtracting(used).sorted())")
+    }
+
     @Test("names are Prometheus names: counters end in _total, nothing else does")
     func prometheusNames() {
         let counters: Set<InterPayMetric> = [
