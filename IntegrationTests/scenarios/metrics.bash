@@ -153,6 +153,23 @@ values = " ".join(v for s in series for v in s.values())
 print(names, "clean" if "XMETHOD" not in values and "no-such-page" not in values else values)
 PY
 )"
+# A limit hit shows: a control-socket line over 64 KiB is refused and counted.
+python3 - "$work/alice.sock" <<'PY'
+import socket, sys
+client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+client.connect(sys.argv[1])
+try:
+    client.sendall(b"x" * 70000 + b"\n")
+    client.recv(4096)
+except OSError:
+    pass
+client.close()
+PY
+if eventually 10 query_is 'interpay_limit_hits_total{limit="control_line"}' 1; then
+    pass "a control line over the limit shows as one hit of limit=\"control_line\""
+else
+    fail "control_line hits: $(query 'interpay_limit_hits_total{limit="control_line"}')"
+fi
 commits=$(query 'interpay_ledger_commits_total')
 if [[ $commits =~ ^[0-9]+$ ]] && ((commits >= 10)); then
     pass "ledger commits are counted ($commits for 10 changes and more)"

@@ -41,6 +41,9 @@ public enum InterPayMetric: String, CaseIterable, Sendable {
     case limitHits = "interpay_limit_hits_total"
     /// Log lines a peer caused that its budget held back.
     case logLinesSuppressed = "interpay_log_lines_suppressed_total"
+    /// Frames of a session that did not decode, by `error` (the protocol's error classes: `invalid-field` counts a
+    /// memo, reason, category or name over its length limit among others).
+    case undecodableFrames = "interpay_undecodable_frames_total"
 
     // MARK: Rates
     /// Age of the exchange rates in use, in seconds (absent before any).
@@ -83,6 +86,7 @@ public enum InterPayMetric: String, CaseIterable, Sendable {
         case .pairing: "Pairing attempts, by outcome."
         case .limitHits: "Times a limit of SECURITY.md refused, closed or dropped something, by limit."
         case .logLinesSuppressed: "Peer-caused log lines held back by the log budgets."
+        case .undecodableFrames: "Frames of a session that did not decode, by error class."
         case .ratesAge: "Age of the exchange rates in use, in seconds."
         case .ratesFetchFailures: "Exchange-rate fetches that failed."
         case .webRequests: "Web app requests answered, by status class and route."

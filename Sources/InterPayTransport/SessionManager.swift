@@ -841,6 +841,8 @@ public actor SessionManager {
                 }
                 session.holdReads(false)
             case .undecodable(let frame):
+                // `code` is one of FrameError's fixed codes: a bounded label.
+                InterPayMetric.undecodableFrames.counter([("error", frame.error.code)]).increment()
                 logger.notice(
                     "undecodable frame",
                     metadata: [

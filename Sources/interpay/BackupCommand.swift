@@ -40,7 +40,9 @@ struct BackupCommand: ParsableCommand {
         if access(file, F_OK) == 0 {
             throw CLIError(message: "\(file) exists already; choose a new file", exitCode: 1)
         }
-        let info = try global.call(ControlAPI.backup, BackupParams(passphrase: passphrase)).value
+        // A large ledger takes a while to copy: ten minutes, not the 30 s of other commands.
+        let info = try global.call(ControlAPI.backup, BackupParams(passphrase: passphrase), timeout: .seconds(600))
+            .value
         let bytes: [UInt8]
         do {
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: info.path)))

@@ -66,13 +66,14 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Calls a control method on the daemon, turning failures into CLI errors with exit codes.
+    /// `timeout` bounds the wait for the answer (the client's default, 30 s, unless a method needs longer).
     func call<Params, Result>(
-        _ method: ControlMethod<Params, Result>, _ params: Params
+        _ method: ControlMethod<Params, Result>, _ params: Params, timeout: Duration = ControlClient.defaultTimeout
     ) throws(CLIError) -> ControlReply<Result> {
         let path = try socketPath()
         do {
             // On this thread: a command only waits for the daemon, and starts no thread for it (ControlClient).
-            return try ControlClient(path: path).callBlocking(method, params)
+            return try ControlClient(path: path, timeout: timeout).callBlocking(method, params)
         } catch {
             throw CLIError(error, socketPath: path)
         }

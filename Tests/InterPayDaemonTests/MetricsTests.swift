@@ -41,7 +41,7 @@ struct MetricsTests {
     func prometheusNames() {
         let counters: Set<InterPayMetric> = [
             .ledgerCommits, .ledgerCommitFailures, .engineSteps, .payments, .handshakes, .handshakeRefusals, .dials,
-            .pairing, .limitHits, .logLinesSuppressed, .ratesFetchFailures, .webRequests,
+            .pairing, .limitHits, .logLinesSuppressed, .undecodableFrames, .ratesFetchFailures, .webRequests,
         ]
         for metric in InterPayMetric.allCases {
             #expect(metric.name.allSatisfy { $0.isLowercase || $0 == "_" }, "\(metric.name)")
