@@ -121,8 +121,7 @@ let package = Package(
         .target(
             name: "InterPayControl",
             dependencies: [
-                "InterPayChannels", "InterPayCore", "InterPayContract",
-                "InterPayJSON",
+                "InterPayChannels", "InterPayContract",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,7 +141,7 @@ let package = Package(
         .target(
             name: "InterPayWeb",
             dependencies: [
-                "InterPayCore", "InterPayContract", "InterPayMetrics",
+                "InterPayContract", "InterPayMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -181,7 +180,7 @@ let package = Package(
         .executableTarget(
             name: "interpayd",
             dependencies: [
-                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayEngine", "InterPayRates", "InterPayWeb",
+                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -200,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "interpay-bench",
             dependencies: [
-                "InterPayCore", "InterPayDaemon", "InterPayEngine", "InterPayStore", "InterPayTransport",
+                "InterPayCore", "InterPayDaemon", "InterPayStore", "InterPayTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
