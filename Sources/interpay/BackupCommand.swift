@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import InterPayContract
 import InterPayControl
+import InterPayCore
 
 #if canImport(Glibc)
     import Glibc
@@ -61,9 +62,11 @@ struct BackupCommand: ParsableCommand {
             // The answer's own types always encode.
             print((try? JSONValue(encoding: moved))?.jsonText ?? "{}")
         } else {
+            // The ID as every surface shows it: its short form (the daemon's own ID always parses).
+            let identity = (try? PeerID(parsing: info.peerID))?.shortDescription ?? info.peerID
             print(
                 "backed up \(info.payments) \(info.payments == 1 ? "payment" : "payments") and the identity "
-                    + "\(info.peerID.prefix(7)) to \(file) (\(info.bytes) bytes\(info.encrypted ? ", encrypted" : ""))")
+                    + "\(identity) to \(file) (\(info.bytes) bytes\(info.encrypted ? ", encrypted" : ""))")
         }
     }
 
