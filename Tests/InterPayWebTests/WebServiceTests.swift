@@ -133,11 +133,16 @@ struct WebServiceTests {
             try await Task.sleep(for: .milliseconds(300))
             let open = channels.filter(\.isActive)
             #expect(open.count == 2, "one of the three connections is closed, the two within the bound stay open")
-            // One closed frees its place.
+            // One closed frees its place, once the server has seen it close: a connection made before then is
+            // still one too many, so the client tries again a few times, as a browser would.
             try await open.first?.close()
-            let fourth = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: port).get()
-            #expect(!(await Self.closes(fourth, within: .seconds(1))), "a place freed is taken again")
+            var taken = false
+            for _ in 0..<10 where !taken {
+                let fourth = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: port).get()
+                taken = !(await Self.closes(fourth, within: .seconds(1)))
+            }
+            #expect(taken, "a place freed is taken again")
             for channel in open.dropFirst() { try await channel.close() }
         }
         #expect(error == nil)
