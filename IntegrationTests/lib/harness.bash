@@ -38,6 +38,8 @@ daemon_log_level=debug
 daemon_wrapper=()
 # Commands the teardown runs first (e.g. bringing a cut link back up), in the order they were added.
 teardown_hooks=()
+# More options of scripts/lan-sandbox up for in_sandbox (e.g. --segments 2), set before it.
+sandbox_flags=()
 # How many lines of each log the teardown prints when something failed.
 log_lines=40
 
@@ -70,11 +72,11 @@ need_tools() {
 }
 
 # in_sandbox HOSTS ARGS...: unless already inside one, runs this scenario again (with ARGS) inside a fresh
-# scripts/lan-sandbox of HOSTS simulated hosts, which is removed when the scenario ends.
+# scripts/lan-sandbox of HOSTS simulated hosts (and $sandbox_flags), which is removed when the scenario ends.
 in_sandbox() {
     local hosts=$1
     shift
-    [[ -n ${LAN_SANDBOX:-} ]] || exec "$sandbox" run --hosts "$hosts" -- "$0" "$@"
+    [[ -n ${LAN_SANDBOX:-} ]] || exec "$sandbox" run --hosts "$hosts" "${sandbox_flags[@]}" -- "$0" "$@"
 }
 
 # make_work: the scenario's scratch directory ($work, readable by the users the sandbox runs tools as) and the
