@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import InterPayCore
-import Logging
+package import InterPayCore
+package import Logging
 import NIOCore
 package import NIOSSL
 
@@ -10,16 +10,27 @@ package import NIOSSL
 /// A certificate is accepted as proof of its key (TLS has already checked that the peer holds the private key) if
 /// that key, as the certificate encodes it, is P-256 in its canonical form (`CertificateKey`, PROTOCOL.md §3.3);
 /// when the ID to expect is known (the dialing side), those bytes must hash to it.
-struct PeerVerifier: Sendable {
+package struct PeerVerifier: Sendable {
     let expected: PeerID?
     /// The remote host's address, without its port: the log budget of its lines (a host refused again and again
     /// costs the log a few lines and a count, like any peer's).
     let address: String
     let logger: Logger
     /// Told the ID of a key that was refused because it is not the expected one.
-    var onMismatch: @Sendable (PeerID) -> Void = { _ in }
+    var onMismatch: @Sendable (PeerID) -> Void
 
-    var callback: NIOSSLCustomVerificationCallback {
+    /// A verifier expecting `expected` (when known) of the host at `address`.
+    package init(
+        expected: PeerID?, address: String, logger: Logger, onMismatch: @escaping @Sendable (PeerID) -> Void = { _ in }
+    ) {
+        self.expected = expected
+        self.address = address
+        self.logger = logger
+        self.onMismatch = onMismatch
+    }
+
+    /// The callback NIOSSL calls with the peer's certificates, in place of chain validation.
+    package var callback: NIOSSLCustomVerificationCallback {
         { [expected, address, logger, onMismatch] certificates, promise in
             guard let leaf = certificates.first else {
                 logger.warning("peer sent no certificate; connection refused", metadata: ["address": "\(address)"])

@@ -14,7 +14,8 @@ struct InterpayBench: AsyncParsableCommand {
             compared with a raw TLS 1.3 echo of the same size plus durable SQLite commits measured the same way. \
             `make bench` also runs scripts/bench-lan (discovery, CLI wall time, memory, scale) and the \
             micro benchmarks. Build in release mode: debug numbers mean little.
-            """)
+            """,
+        subcommands: [Handshakes.self])
 
     @Option(help: "Round trips measured (after one warm-up).")
     var iterations = 200

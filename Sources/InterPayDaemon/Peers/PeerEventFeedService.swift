@@ -41,7 +41,7 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
     /// Engine events go to `interpay watch` subscribers.
     private func followEngine() async {
         for await event in engine.events {
-            if case .peerUp = event { await persistStaticPins() }
+            if case .peerUp(let info) = event { await persistStaticPins(of: info.peerID) }
             // An event nobody watches is not built: its peer name and conversion are ledger and rates reads, for
             // every payment step.
             guard broadcaster.hasSubscribers else { continue }
@@ -67,10 +67,11 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
     }
 
     /// Keeps in the ledger the key each static peer without a configured ID pinned on first contact, so that a
-    /// different key at that address is refused after a restart too.
-    private func persistStaticPins() async {
+    /// different key at that address is refused after a restart too. A session coming up writes the pins of its
+    /// own peer only: before, each wrote every static peer's pin again, K² transactions while a mesh of K formed.
+    private func persistStaticPins(of peerUp: PeerID) async {
         for peer in configuration.staticPeers where peer.peerID == nil {
-            guard let pinned = await sessions.pinnedPeerID(forKey: peer.dialKey) else { continue }
+            guard let pinned = await sessions.pinnedPeerID(forKey: peer.dialKey), pinned == peerUp else { continue }
             do {
                 if try await database.pinStatic(address: peer.address, to: pinned, at: .now) {
                     logger.notice(
