@@ -198,7 +198,8 @@ test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG
 # `make bench`: every figure of docs/performance.md in one run, on release builds. `make bench-smoke` (part of
 # `make test`) runs each benchmark for a few iterations so that none can rot; it checks that they run, not how fast.
 RELEASE_BIN = $$($(SWIFT_RELEASE) --show-bin-path)
-BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --json
+BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" \
+	--bench "$(RELEASE_BIN)/interpay-bench" --json
 BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --engine-bench "$(RELEASE_BIN)/interpay-bench" --json
 
 # One release build of every target of the package (interpayd, interpay, interpay-bench, CoreBenchmarks): one
@@ -228,21 +229,27 @@ bench-smoke-run:
 # Not part of `make test`: timings depend on the machine. BENCH_ARGS=--smoke for a 1-2 minute run, --json for
 # one JSON object.
 BENCH_ARGS ?=
-bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, RSS, scale) against baselines
+bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, RSS, scale, static mesh) against baselines
 	$(SWIFT_RELEASE) --product interpayd
 	$(SWIFT_RELEASE) --product interpay
-	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" $(BENCH_ARGS)
+	$(SWIFT_RELEASE) --product interpay-bench
+	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" \
+		--bench "$(RELEASE_BIN)/interpay-bench" $(BENCH_ARGS)
 
 # One daemon per simulated host: LAN_HOSTS sandbox hosts on one segment, each with its own avahi-daemon, started at
 # once; the time to a full mesh next to the avahi baseline of the same run, the sessions per daemon, CPU, and one
-# daemon with MANY_PEERS sessions at rest. Part of `make bench`.
+# daemon with MANY_PEERS sessions at rest; MESH_DAEMONS daemons without discovery against the handshakes' CPU. Part of
+# `make bench`.
 LAN_HOSTS ?= 10 25 50 100
 MANY_PEERS ?= 200
-bench-lan-hosts: deps ## K sandbox hosts, one daemon each (LAN_HOSTS=10 25 50 100): full mesh vs avahi, CPU; 200 peers
+MESH_DAEMONS ?= 100
+bench-lan-hosts: deps ## K sandbox hosts, one daemon each (LAN_HOSTS=10 25 50 100): full mesh vs avahi, CPU; 200 peers; 100 static
 	$(SWIFT_RELEASE) --product interpayd
 	$(SWIFT_RELEASE) --product interpay
-	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" --only hosts --only many \
-		--host-sizes $(LAN_HOSTS) --many-peers $(MANY_PEERS) $(BENCH_ARGS)
+	$(SWIFT_RELEASE) --product interpay-bench
+	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" \
+		--bench "$(RELEASE_BIN)/interpay-bench" --only hosts --only many --only mesh \
+		--host-sizes $(LAN_HOSTS) --many-peers $(MANY_PEERS) --mesh-daemons $(MESH_DAEMONS) $(BENCH_ARGS)
 
 fuzz: deps ## libFuzzer on frames and control requests, FUZZ_SECONDS (300) each; failing inputs in fuzz-artifacts/
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
