@@ -412,6 +412,7 @@ final class DiscoverySession: @unchecked Sendable {
         guard slots.admit(service.name, running: running) else { return }
         let resolution = DiscoveredService.Resolution(interfaceIndex: interfaceIndex)
         service.resolution = resolution
+        logger.trace("DNS-SD resolving", metadata: ["service": "\(service.name)", "running": "\(running)"])
         let operation = DNSServiceOperation(label: "resolve \(service.name)", queue: queue)
         operation.handler = { [weak self, weak service, weak resolution] operation, reply in
             guard let self, let service, let resolution, service.resolution === resolution else { return }

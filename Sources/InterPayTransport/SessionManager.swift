@@ -448,6 +448,7 @@ public actor SessionManager {
     /// Dials once and runs the session until it ends.
     private func dial(_ target: DialTarget, key: String) async -> DialTargets.Outcome {
         let address = "\(target.host):\(target.port)"
+        logger.trace("dialing", metadata: ["address": "\(address)"])
         do {
             let connection = try await ClientBootstrap(group: group)
                 .connectTimeout(.seconds(5))

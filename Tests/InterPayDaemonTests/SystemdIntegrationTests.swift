@@ -101,6 +101,9 @@ struct SystemdIntegrationTests {
         let human = DaemonLogHandler.line(.error, "oops", [:], style: .human, date: date)
         #expect(human.hasPrefix("2026-") && human.hasSuffix(" error oops\n"))
         #expect(
+            human.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z error oops\n/) != nil,
+            "to the millisecond")
+        #expect(
             [Logger.Level.trace, .debug, .info, .notice, .warning, .error, .critical].map(DaemonLogHandler.priority)
                 == [7, 7, 6, 5, 4, 3, 2])
     }

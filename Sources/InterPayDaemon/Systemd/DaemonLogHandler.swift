@@ -77,6 +77,9 @@ public struct DaemonLogHandler: LogHandler {
         write(Self.line(event.level, "\(event.message)", all, style: style, date: Date()))
     }
 
+    /// A human line's time: UTC, to the millisecond (what follows what within a second shows).
+    static let timestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     /// One formatted line, newline included. Every control character in the message and the metadata is escaped
     /// (`SafeText`), so that text a peer chose (a name with a newline and `<2>`, an `ESC` sequence) can neither
     /// start a forged line nor rewrite a terminal; a value with a space, `"` or `=` in it, or an empty one, is
@@ -90,7 +93,7 @@ public struct DaemonLogHandler: LogHandler {
         case .journal:
             return "<\(priority(level))>\(text)\n"
         case .human:
-            return "\(date.formatted(.iso8601)) \(level) \(text)\n"
+            return "\(date.formatted(Self.timestamp)) \(level) \(text)\n"
         }
     }
 
