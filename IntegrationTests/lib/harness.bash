@@ -248,6 +248,39 @@ import json, sys
 sys.exit(0 if any(p["name"] == sys.argv[1] and p["session"] == "up" for p in json.load(sys.stdin)["peers"]) else 1)' "$2"
 }
 
+# trust NAME PEER: the trust state NAME's daemon shows for the peer named PEER (paired, untrusted…), or "-".
+trust() {
+    on "$1" peers --json | python3 -c '
+import json, sys
+print(next((p["trust"]["state"] for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1]), "-"))' "$2"
+}
+
+# pairing_requested NAME PEER: NAME's daemon shows that the peer named PEER asked to pair.
+pairing_requested() {
+    on "$1" peers --json | python3 -c '
+import json, sys
+peers = json.load(sys.stdin)["peers"]
+sys.exit(0 if any(p["name"] == sys.argv[1] and p["trust"]["pairing"] == "requested" for p in peers) else 1)' "$2"
+}
+
+# pair NAME PEER: pairs two daemons with a session through the CLI, as their users would: NAME asks, PEER's user
+# reads the code PEER's daemon shows, and both confirm it. PASS when both show each other paired; else FAIL, and the
+# scenario ends (what follows needs them paired).
+pair() {
+    local code
+    on "$1" pair "$2" >/dev/null || true
+    eventually 10 pairing_requested "$2" "$1" || true
+    code=$(on "$2" pair "$1" --json | json_get trust.code 2>/dev/null || true)
+    on "$2" pair "$1" --code "$code" >/dev/null 2>&1 || true
+    on "$1" pair "$2" --code "$code" >/dev/null 2>&1 || true
+    if [[ $(trust "$1" "$2") == paired && $(trust "$2" "$1") == paired ]]; then
+        pass "$1 and $2 are paired"
+    else
+        fail "pairing: $1 sees $2 $(trust "$1" "$2"), $2 sees $1 $(trust "$2" "$1")"
+        exit 1
+    fi
+}
+
 # sessions_between NAME PEER: both daemons have a session with each other (within 15 s, then 5 s); the scenario
 # ends when they do not, since nothing after it could pass.
 sessions_between() {

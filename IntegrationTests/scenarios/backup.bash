@@ -10,12 +10,6 @@ need_binaries daemon cli
 in_sandbox 3 "$@"
 make_work
 
-# trust NAME PEER: PEER's trust state in NAME's peers (paired, unpaired…).
-trust() {
-    on "$1" peers --json | python3 -c '
-import json, sys
-print(next((p["trust"]["state"] for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1]), "-"))' "$2"
-}
 is_state() { [[ $(on "$1" show "$2" --json | json_get state) == "$3" ]]; }
 # history_of NAME: NAME's payments (ID, state, amount, memo), oldest first, one per line.
 history_of() {
@@ -29,22 +23,7 @@ echo "== setup: alice and bob pair"
 start_daemon 1 alice
 start_daemon 2 bob
 sessions_between alice bob
-pairing_requested() {
-    on bob peers --json | python3 -c '
-import json, sys
-sys.exit(0 if any(p["name"] == "alice" and p["trust"]["pairing"] == "requested" for p in json.load(sys.stdin)["peers"]) else 1)'
-}
-on alice pair bob >/dev/null || true
-eventually 5 pairing_requested || true
-code=$(on bob pair alice --json | json_get trust.code 2>/dev/null || true)
-on bob pair alice --code "$code" >/dev/null 2>&1 || true
-on alice pair bob --code "$code" >/dev/null 2>&1 || true
-if [[ $(trust alice bob) == paired && $(trust bob alice) == paired ]]; then
-    pass "alice and bob are paired"
-else
-    fail "pairing: alice sees bob $(trust alice bob), bob sees alice $(trust bob alice)"
-    exit 1
-fi
+pair alice bob
 alice_id=$(on alice status --json | json_get id)
 
 echo "== the backup, taken while requests flow"

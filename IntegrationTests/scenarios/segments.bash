@@ -17,11 +17,6 @@ make_work
 field() { on "$1" show "$2" --json | json_get "$3"; }
 is_state() { [[ $(field "$1" "$2" state) == "$3" ]]; }
 both_state() { is_state "$1" "$3" "$4" && is_state "$2" "$3" "$4"; }
-trust() {
-    on "$1" peers --json | python3 -c '
-import json, sys
-print(next((p["trust"]["state"] for p in json.load(sys.stdin)["peers"] if p["name"] == sys.argv[1]), "-"))' "$2"
-}
 # address_of NAME PEER: where NAME's daemon reaches the peer named PEER (HOST:PORT), or "-".
 address_of() {
     on "$1" peers --json | python3 -c '
@@ -54,21 +49,7 @@ else
     fail "the printer: on bob's segment '$(browse 5 _ipp._tcp)', across '$(browse 2 _ipp._tcp)'"
 fi
 
-pairing_requested() {
-    [[ $(on bob peers --json | python3 -c '
-import json, sys
-print(next((p["trust"]["pairing"] for p in json.load(sys.stdin)["peers"] if p["name"] == "alice"), "-"))') == requested ]]
-}
-on alice pair bob >/dev/null || true
-eventually 10 pairing_requested || true
-code=$(on bob pair alice --json | json_get trust.code 2>/dev/null || true)
-on bob pair alice --code "$code" >/dev/null 2>&1 || true
-on alice pair bob --code "$code" >/dev/null 2>&1 || true
-if [[ $(trust alice bob) == paired && $(trust bob alice) == paired ]]; then
-    pass "alice and bob pair across the router"
-else
-    fail "pairing: alice sees bob $(trust alice bob), bob sees alice $(trust bob alice)"
-fi
+pair alice bob
 
 id=$(on alice send bob 18.40 EUR --memo "lunch across the router")
 eventually 10 is_state bob "$id" pending || true
