@@ -58,6 +58,8 @@ if eventually 20 settled_with_receipt "$id"; then
 else
     fail "settle after restart: alice $(field alice "$id" state), bob $(field bob "$id" state)"
 fi
+expect_exit 5 "rejecting the settled payment loses" on bob reject "$id"
+expect_match "and says where it is, with the protocol's code" '*already settled (ALAC)*' "$last_out"
 on alice receipt "$id" --out "$work/alice-receipt.json"
 on bob receipt "$id" --out "$work/bob-receipt.json"
 if cmp -s "$work/alice-receipt.json" "$work/bob-receipt.json"; then pass "both sides hold the same receipt, byte for byte"; else fail "receipts differ"; fi

@@ -268,7 +268,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             case .cancel: .cancelled
             }
         if decided.confirmed, decided.state != wanted, let reason = decided.state.conflictReason {
-            throw EngineError.conflict(reason)
+            throw EngineError.conflict(reason, state: decided.state)
         }
         return try await info(decided)
     }
@@ -657,9 +657,10 @@ extension EngineError {
             RPCError(
                 code: .notFound, message: description, reason: .ambiguous, values: ["text": text],
                 extra: ["candidates": .array(candidates.map(JSONValue.string))])
-        case .conflict(let reason):
+        case .conflict(let reason, let state):
             RPCError(
-                code: .conflict, message: description, reason: .conflict, values: ["reasonCode": reason.rawValue])
+                code: .conflict, message: description, reason: .conflict,
+                values: ["reasonCode": reason.rawValue, "state": (state ?? reason.state).rawValue])
         case .notPermitted: RPCError(code: .forbidden, message: description, reason: .notPermitted)
         case .peerUnreachable(let peer):
             RPCError(

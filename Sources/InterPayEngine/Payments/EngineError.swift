@@ -6,8 +6,10 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case notFound(kind: String, text: String)
     /// More than one payment or peer matches; the candidates are listed.
     case ambiguous(String, candidates: [String])
-    /// The payment is already final (or awaiting the payee); the action lost.
-    case conflict(ReasonCode)
+    /// The payment is already final (or awaiting the payee); the action lost. `state`, when known, is the state it
+    /// is in now: a decision on a payment since paid or settled loses with `ALAC` (the protocol's one code for all
+    /// three), and the message names where it is.
+    case conflict(ReasonCode, state: PaymentState? = nil)
     /// This side cannot do that to the payment.
     case notPermitted(String)
     /// No session with the peer: a request is not sent to a peer that cannot receive it. The peer, not its text:
@@ -33,7 +35,12 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
         case .notFound(let kind, let text): "\(kind) '\(text)' not found"
         case .ambiguous(let what, let candidates):
             "'\(what)' is ambiguous; it matches:\n  \(candidates.joined(separator: "\n  "))"
-        case .conflict(let reason): "the payment was \(reason) (\(reason.rawValue))"
+        case .conflict(let reason, let state):
+            if let state, state != reason.state {
+                "the payment was already \(state.rawValue) (\(reason.rawValue))"
+            } else {
+                "the payment was \(reason) (\(reason.rawValue))"
+            }
         case .notPermitted(let reason): reason
         case .peerUnreachable(let peer): Self.unreachable(peer.shortDescription)
         case .invalid(let reason): reason

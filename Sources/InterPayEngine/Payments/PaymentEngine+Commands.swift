@@ -176,7 +176,7 @@ extension PaymentEngine {
         let stored = change.isEmpty ? [] : try ledger.apply(change)
         outcome.add(plan.transmission(then: stored, answer: nil))
         outcome.record = record
-        outcome.refusal = Self.refusal(in: actions)
+        outcome.refusal = Self.refusal(in: actions, state: record.state)
         return outcome
     }
 

@@ -88,7 +88,7 @@ extension PaymentEngine {
         }
         try commitSends(actions, record: record, change: &change, outcome: &outcome, ledger: ledger, now: now)
         outcome.record = record
-        outcome.refusal = Self.refusal(in: actions)
+        outcome.refusal = Self.refusal(in: actions, state: record.state)
         return outcome
     }
 
@@ -129,7 +129,7 @@ extension PaymentEngine {
         }
         try commitSends(actions, record: record, change: &change, outcome: &outcome, ledger: ledger, now: now)
         outcome.record = record
-        outcome.refusal = Self.refusal(in: actions)
+        outcome.refusal = Self.refusal(in: actions, state: record.state)
         if outcome.refusal == nil {
             logger.info("payment settled", metadata: ["payment": "\(paymentID.wireString)"])
         }
@@ -185,11 +185,11 @@ extension PaymentEngine {
         outcome.add(plan.transmission(then: stored, answer: nil))
     }
 
-    /// The engine error for a refusal among `actions`, if any.
-    static func refusal(in actions: [PaymentLifecycle.Action]) -> EngineError? {
+    /// The engine error for a refusal among `actions`, if any; `state` is the payment's state after them.
+    static func refusal(in actions: [PaymentLifecycle.Action], state: PaymentState) -> EngineError? {
         for case .refuse(let refusal) in actions {
             switch refusal {
-            case .conflict(let reason): return .conflict(reason)
+            case .conflict(let reason): return .conflict(reason, state: state)
             case .alreadySettling: return .alreadySettling(refusal.description)
             case .wrongRole, .wrongSettlementRole, .notAccepted: return .notPermitted(refusal.description)
             }

@@ -89,6 +89,8 @@ const esField = { memo: "El concepto", reason: "El motivo", reference: "La refer
 const esKind = { payment: "el pago", peer: "el contacto", series: "la suscripción" };
 const esDecided = { ALAC: "ya estaba aceptado", ACLR: "ya estaba cancelado", ARFR: "ya estaba rechazado",
   AEXR: "ya había vencido" };
+// A decision on a payment since paid or settled loses with ALAC too: the state says where it is.
+const esDecidedState = { paid: "ya estaba pagado", settled: "ya estaba liquidado" };
 const writeAmount = "escribe cifras con un separador decimal opcional, p. ej. 12,50";
 export const errorWords = {
   es: {
@@ -118,7 +120,8 @@ export const errorWords = {
       ? `El pago ${v.text} no tiene recibo (solo un pago liquidado lo tiene).`
       : `No se encontró ${esKind[v.kind] || "el registro"} «${v.text}»: quizá ya no existe; recarga la página.`,
     ambiguous: (v) => `«${v.text}» coincide con varios: escribe más caracteres del ID.`,
-    conflict: (v) => `No se hizo nada: el pago ${esDecided[v.reasonCode] || "ya estaba decidido"}.`,
+    conflict: (v) =>
+      `No se hizo nada: el pago ${esDecidedState[v.state] || esDecided[v.reasonCode] || "ya estaba decidido"}.`,
     alreadySettled: () => "El pago ya está marcado como pagado o liquidado.",
     keyReused: () => "Esta clave ya se usó en las últimas 24 horas para otra solicitud; no se envió nada.",
     peerUnreachable: (v) => `Sin sesión con ${v.peer}: no se le puede contactar ahora. Inténtalo cuando aparezca ` +
