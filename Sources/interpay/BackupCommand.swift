@@ -2,7 +2,6 @@ import ArgumentParser
 import FoundationEssentials
 import InterPayContract
 import InterPayControl
-import InterPayCore
 
 #if canImport(Glibc)
     import Glibc
@@ -62,8 +61,7 @@ struct BackupCommand: ParsableCommand {
             // The answer's own types always encode.
             print((try? JSONValue(encoding: moved))?.jsonText ?? "{}")
         } else {
-            // The ID as every surface shows it: its short form (the daemon's own ID always parses).
-            let identity = (try? PeerID(parsing: info.peerID))?.shortDescription ?? info.peerID
+            let identity = PeerLabel.shortID(info.peerID)
             print(
                 "backed up \(info.payments) \(info.payments == 1 ? "payment" : "payments") and the identity "
                     + "\(identity) to \(file) (\(info.bytes) bytes\(info.encrypted ? ", encrypted" : ""))")

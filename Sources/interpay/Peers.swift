@@ -24,12 +24,11 @@ struct Peers: ParsableCommand {
             }
             table.print()
             for item in peers.static {
-                guard let refused = item.refusedID?.printable else { continue }
-                let expected = item.peerID?.printable ?? "?"
+                guard let refused = item.refusedID.map(PeerLabel.shortID) else { continue }
+                let expected = item.peerID.map(PeerLabel.shortID) ?? "?"
                 print(
-                    "static peer \(item.address.printable): a different key (\(refused.prefix(7))) was refused; it "
-                        + "expects \(expected.prefix(7)). If that peer's key really changed: interpay untrust "
-                        + "\(expected.prefix(7))")
+                    "static peer \(item.address.printable): a different key (\(refused)) was refused; it expects "
+                        + "\(expected). If that peer's key really changed: interpay untrust \(expected)")
             }
         }
     }

@@ -23,6 +23,12 @@ public enum PeerLabel {
         return text
     }
 
+    /// A peer ID's short form, as every surface shows it (`PeerID.shortDescription`), from its text in an answer;
+    /// text that is not a peer ID is shown escaped as it is.
+    public static func shortID(_ id: String) -> String {
+        (try? PeerID(parsing: id))?.shortDescription ?? SafeText.escaped(id)
+    }
+
     /// `name (SHORTID)` without a trust mark: where what vouches for the peer is not pairing but a signature by
     /// its key (a receipt's payee and payer, shown with the full ID beside).
     public static func identified(name: String?, shortID: String) -> String {
