@@ -35,8 +35,9 @@ def unknown_type(answer, message_id):
 def reconnect(h, daemon, identity, conn, capabilities):
     """A new session of the same key with other capabilities (the newer session of one dialer replaces the older)."""
     conn.close()
+    h.check(daemon.wait_for_session(identity["id"], up=False), "the daemon sees the old session end")
     fresh = h.connect(daemon, identity, name="old-shop", capabilities=capabilities)
-    time.sleep(0.5)  # the daemon's engine sees the new session before the next command
+    h.check(daemon.wait_for_session(identity["id"]), "the daemon lists the new session")
     return fresh
 
 
@@ -56,6 +57,7 @@ def run(h):
     alice = h.daemon("alice")
     mallory = h.identity("mallory")
     conn = h.connect(alice, mallory, name="old-shop", capabilities=[])
+    h.check(alice.wait_for_session(mallory["id"]), "alice lists the session")
 
     # `paid` from a payer that announced no `receipts`.
     payment = accepted_by_peer(h, alice, conn, mallory)

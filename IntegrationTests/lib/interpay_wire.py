@@ -304,16 +304,17 @@ class Daemon:
             raise RuntimeError("interpay list failed: " + out.stderr)
         return json.loads(out.stdout)["payments"]
 
-    def wait_for_session(self, peer_id, timeout=DEADLINE):
-        """True once `interpay peers` lists a session up with `peer_id`.
+    def wait_for_session(self, peer_id, timeout=DEADLINE, up=True):
+        """True once `interpay peers` lists a session up with `peer_id` (with up=False: lists none).
 
         The daemon sends its hello before it registers the session, so a peer that has read the daemon's hello
-        cannot yet count on the CLI knowing it: wait here before a command that names the peer."""
+        cannot yet count on the CLI knowing it: wait here before a command that names the peer. Likewise a peer
+        that closed its connection waits for the daemon to see the close before it opens the next one."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             out = self.interpay("peers", "--json")
             if out.returncode == 0 and any(p.get("id") == peer_id and p.get("session") == "up"
-                                           for p in json.loads(out.stdout).get("peers", [])):
+                                           for p in json.loads(out.stdout).get("peers", [])) == up:
                 return True
             time.sleep(0.1)
         return False

@@ -131,7 +131,13 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         }
         var statics: [StaticPeerInfo] = []
         for peer in configuration.staticPeers {
-            let pinned = peer.peerID == nil ? directory.pins[peer.address] : nil
+            // The ledger's pin is written just after the session comes up; until then the session manager's is the
+            // one it enforces.
+            var pinned: PeerID? = nil
+            if peer.peerID == nil {
+                pinned = directory.pins[peer.address]
+                if pinned == nil { pinned = await sessions.pinnedPeerID(forKey: peer.dialKey) }
+            }
             statics.append(
                 StaticPeerInfo(
                     address: peer.address, peerID: (peer.peerID ?? pinned)?.description,
