@@ -62,6 +62,7 @@ def run(h):
     payer = h.identity("payer")
     peer_conn = h.connect(alice, payer, name="payer")
     payer_id = payer["id"]
+    h.check(alice.wait_for_session(payer_id), "alice lists the payer's session")
 
     proxy_path = os.path.join(h.work, "proxy.sock")
     proxy = LosingProxy(proxy_path, alice.socket_path)

@@ -21,6 +21,18 @@ def hello_answer(h, daemon, identity, name):
     return answer
 
 
+def listed_offline(daemon, peer_id, timeout=wire.DEADLINE):
+    """True once `interpay peers` lists `peer_id` without a session: the ledger has kept it after its session ended."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        out = daemon.interpay("peers", "--json")
+        if out.returncode == 0 and any(p.get("id") == peer_id and p.get("session") == "down"
+                                       for p in json.loads(out.stdout).get("peers", [])):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def reaches_bob(h, alice, real, bob, text, what):
     """`interpay send TEXT` reaches the real bob's connection `real` (which acknowledges it)."""
     out = alice.interpay("send", text, "2", "EUR", "--json")
@@ -59,11 +71,11 @@ def run(h):
 
     # 2. The real bob comes and goes; mallory then takes the name "bob".
     real = h.connect(alice, bob, name="bob")
-    time.sleep(0.5)
+    h.check(alice.wait_for_session(bob["id"]), "alice lists the real bob's session")
     real.close()
-    time.sleep(1.0)
+    h.check(listed_offline(alice, bob["id"]), "alice lists the real bob offline once he has gone")
     fake = h.connect(alice, mallory, name="bob")
-    time.sleep(0.5)
+    h.check(alice.wait_for_session(mallory["id"]), "alice lists the impostor's session")
     out = alice.interpay("send", "bob", "1", "EUR")
     h.check(out.returncode == 4 and short in out.stderr and mallory["id"][:7] in out.stderr,
             "'send bob' with two peers named bob (the real one offline) is ambiguous, exit 4, listing both IDs",
@@ -98,7 +110,7 @@ def run(h):
 
     # 4. With the real bob back, his ID reaches him.
     real = h.connect(alice, bob, name="bob")
-    time.sleep(0.5)
+    h.check(alice.wait_for_session(bob["id"]), "alice lists the real bob's session again")
     reaches_bob(h, alice, real, bob, short, "send by short ID reaches the real bob")
     # The short ID typed with the look-alikes 0, 1, 8 (read as O, I, B, PROTOCOL.md §4.3) is bob's ID too.
     typed = short.replace("O", "0").replace("I", "1").replace("B", "8").lower()

@@ -127,6 +127,7 @@ def run(h):
     conn.send({"type": "hello", "minVersion": 1, "maxVersion": 1, "name": "bob", "capabilities": [CAPABILITY],
                "agent": "hostile-pairing/1"})
     conn.next_frame(lambda f: f.get("type") == "hello")
+    h.check(victim.wait_for_session(mallory["id"]), "after the restart, the victim lists the peer's session")
     out = victim.interpay("pair", short)
     h.check(out.returncode != 0 and "locked" in (out.stdout + out.stderr),
             "after a restart, 'interpay pair' still reports the lockout", out.stdout + out.stderr)

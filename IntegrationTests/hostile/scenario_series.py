@@ -96,6 +96,7 @@ def future_period_ids(h):
     bob = h.daemon("bob")
     mallory = h.identity("mallory-payer")
     conn = h.connect(bob, mallory, name="member", capabilities=SUBSCRIBER)
+    h.check(bob.wait_for_session(mallory["id"]), "bob lists mallory's session")
     offered = bob.interpay("subscribe", mallory["id"], "30.00", "EUR", "--every", "month", "--json")
     h.check(offered.returncode == 0, "bob offers mallory a monthly subscription", offered.stderr[-300:])
     sid = json.loads(offered.stdout or "{}").get("id", "")

@@ -28,7 +28,7 @@ def short_ids(h, alice):
     """T-SHORTID: five payments of one second get five short IDs in `list`, each of which `show` finds back."""
     eve = h.identity("eve")
     conn = h.connect(alice, eve, name="eve")
-    time.sleep(0.5)
+    h.check(alice.wait_for_session(eve["id"]), "alice lists eve's session")
     sent = []
     for amount in ["1", "2", "3", "4", "5"]:
         out = alice.interpay("send", eve["id"][:7], amount, "EUR", "--json")
