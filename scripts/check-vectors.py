@@ -19,11 +19,11 @@ VECTOR_DIR = os.path.join(PROTO, "vectors")
 
 DEFAULT_MAX_FRAME = 65536
 FRAME_TYPES = ["hello", "request", "cancel", "accept", "reject", "ack", "error", "ping", "pong", "close", "pair",
-               "paid", "settle", "series"]
+               "paid", "settle", "series", "refund"]
 FRAMING_ERRORS = {"oversize", "truncated", "invalid-utf8", "invalid-json"}
 FIELD_ERRORS = {"unknown-type", "missing-field", "invalid-field"}
 SEMANTIC_CHECKS = {"peer-id-check", "payee-differs-payer", "expires-after-created", "version-range", "name-like-id",
-                   "receipt-bytes", "name-lookalike"}
+                   "receipt-bytes", "name-lookalike", "refund-of-itself"}
 MAX_RECEIPT_BYTES = 8192
 
 passed = 0          # vectors that passed
@@ -260,9 +260,11 @@ def semantic_failures(obj):
             pass
         if name_looks_like_id(obj["name"]):
             failures.add("name-lookalike")
-    elif t == "settle":
+    elif t in ("settle", "refund"):
         if len(obj.get("receipt", "").encode("utf-8")) > MAX_RECEIPT_BYTES:
             failures.add("receipt-bytes")
+        if t == "refund" and str(obj["refundOf"]).lower() == str(obj["paymentID"]).lower():
+            failures.add("refund-of-itself")
     return failures
 
 
@@ -407,6 +409,9 @@ def verify_receipt(text):
     required = {"type", "version", "paymentID", "payeeID", "payeeName", "payerID", "payerName", "amount",
                 "currency", "memo", "acceptedAt", "settledAt", "payeeKey", "signature"}
     if not isinstance(obj, dict) or not required <= set(obj) or obj["type"] != "interpay-receipt":
+        return "malformed"
+    # A refund's receipt names the refunded payment; a payment's names none (§17.1).
+    if obj.get("kind", "refund") != "refund" or ("refundOf" in obj) != ("kind" in obj):
         return "malformed"
     if canonical(obj).decode("utf-8") != text:
         return "not-canonical"

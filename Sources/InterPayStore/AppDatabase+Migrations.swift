@@ -23,6 +23,7 @@ extension AppDatabase {
         migrator.registerMigration("v14-series-approval-totals", migrate: migrateV14SeriesApprovalTotals)
         migrator.registerMigration("v15-retention", migrate: migrateV15Retention)
         migrator.registerMigration("v16-paired-names", migrate: migrateV16PairedNames)
+        migrator.registerMigration("v17-refunds", migrate: migrateV17Refunds)
         return migrator
     }
 
@@ -467,6 +468,20 @@ extension AppDatabase {
     /// retention removes it, and each removal leaves a summary row in `ledgerPrune` (with the peers it forgot).
     /// The name a peer was paired under, kept when the user renames it: the user's own name for a peer is not taken
     /// for the peer changing its name.
+    /// Refunds (PROTOCOL.md §8.7): a payment may give money back of another, which it names. Indexed, because what
+    /// is left to refund is summed over a payment's refunds in every refund step.
+    private static func migrateV17Refunds(_ db: Database) throws {
+        try db.alter(table: "payment") { t in
+            t.add(column: "refundOf", .text)
+                .check(
+                    sql: "refundOf IS NULL OR (length(refundOf) = 36 AND refundOf = lower(refundOf) AND refundOf <> id)"
+                )
+        }
+        try db.create(
+            index: "payment_on_refundOf", on: "payment", columns: ["refundOf"],
+            condition: SQL(sql: "refundOf IS NOT NULL"))
+    }
+
     private static func migrateV16PairedNames(_ db: Database) throws {
         try db.alter(table: "trustedPeer") { t in
             t.add(column: "pairedName", .text).check(

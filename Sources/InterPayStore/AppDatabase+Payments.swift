@@ -13,6 +13,13 @@ extension AppDatabase {
         }
     }
 
+    /// How many refunds payment `id` carries and their sum (see `Ledger.refundTotals(of:)`).
+    public func refundTotals(of id: UUID) async throws(StoreError) -> RefundTotals {
+        try await read("read the refunds of payment \(id.wireString)") { db in
+            try Ledger(db).refundTotals(of: id)
+        }
+    }
+
     /// The payments whose ID starts or ends with `idPrefix` (case-insensitive, in the text form with dashes:
     /// `RecordShortID`), newest first. The CLI resolves abbreviated IDs with it: one result is a match, several are
     /// ambiguous.
@@ -134,5 +141,19 @@ extension AppDatabase {
         try await read("look up message \(id.wireString)") { db in
             try Ledger(db).seenMessage(id: id, from: peer)
         }
+    }
+}
+
+/// The refunds one payment carries: how many, and their sum in minor units of its currency.
+public struct RefundTotals: Sendable, Hashable {
+    /// How many refunds.
+    public var count: Int
+    /// Their sum.
+    public var minor: Int64
+
+    /// Counts and sums.
+    public init(count: Int, minor: Int64) {
+        self.count = count
+        self.minor = minor
     }
 }

@@ -3,7 +3,7 @@ public import InterPayCore
 
 extension AppDatabase {
     /// Count, total and average of accepted payments per group, currency and role, and how many of them (and how
-    /// much) are settled.
+    /// much) are settled; refunds net out of the totals (and are not counted as payments).
     ///
     /// Only payments in state `accepted`, `paid` or `settled` count, and by default only confirmed ones (a payer's own accept is not
     /// final until the payee's ack arrives; it may still end `cancelled` or `expired`). `since` keeps payments
@@ -28,14 +28,22 @@ extension AppDatabase {
             _ = arguments.append(contentsOf: [since.secondsSince1970])
         }
         // `grouping.column` is one of three fixed column names, never user input.
+        // A refund (PROTOCOL.md §8.7) nets out of the payment it gives money back of: counted under that payment's
+        // role (a shop's refund takes from its sales, not adds to its spending) with its amount negative, and not as
+        // a payment of its own. It carries the refunded payment's category, so each group nets too.
         var sql = """
-            SELECT \(grouping.column) AS groupKey, currency, role, COUNT(*) AS count,
-                SUM(amountMinor) AS totalMinor, 0 AS averageMinor,
-                SUM(state = 'settled') AS settledCount,
-                COALESCE(SUM(CASE WHEN state = 'settled' THEN amountMinor END), 0) AS settledMinor
-            FROM payment
-            WHERE \(conditions.joined(separator: " AND "))
-            GROUP BY groupKey, currency, role
+            SELECT \(grouping.column) AS groupKey, currency, netRole AS role, SUM(refundOf IS NULL) AS count,
+                SUM(signedMinor) AS totalMinor, 0 AS averageMinor,
+                SUM(state = 'settled' AND refundOf IS NULL) AS settledCount,
+                COALESCE(SUM(CASE WHEN state = 'settled' THEN signedMinor END), 0) AS settledMinor
+            FROM (
+                SELECT *,
+                    CASE WHEN refundOf IS NULL THEN role WHEN role = 'payee' THEN 'payer' ELSE 'payee' END AS netRole,
+                    CASE WHEN refundOf IS NULL THEN amountMinor ELSE -amountMinor END AS signedMinor
+                FROM payment
+                WHERE \(conditions.joined(separator: " AND "))
+            )
+            GROUP BY groupKey, currency, netRole
             """
         if grouping == .peer {
             sql = """

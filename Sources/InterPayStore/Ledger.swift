@@ -29,6 +29,15 @@ public struct Ledger {
             db.cachedStatement(sql: Lookup.payment), arguments: [id.wireString])
     }
 
+    /// How many refunds payment `id` carries and their sum in minor units of its currency (PROTOCOL.md §8.7).
+    public func refundTotals(of id: UUID) throws -> RefundTotals {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT COUNT(*) AS count, COALESCE(SUM(amountMinor), 0) AS minor FROM payment WHERE refundOf = ?"),
+            arguments: [id.wireString])
+        return RefundTotals(count: row?["count"] ?? 0, minor: row?["minor"] ?? 0)
+    }
+
     /// The pending payments whose `expiresAt` has come, soonest first (see `AppDatabase.duePayments(now:)`).
     public func duePayments(now: Timestamp) throws -> [PaymentRecord] {
         try PaymentRecord

@@ -64,6 +64,9 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
     public var seriesID: UUID?
     /// The period of `seriesID` (0 for the first).
     public var seriesIndex: Int?
+    /// For a refund (PROTOCOL.md §8.7), the payment it gives money back of: the refund's payee is that payment's
+    /// payer. Nil for every other payment.
+    public var refundOf: UUID?
 
     /// Builds the row for a new payment from its request and this side's role and state.
     ///
@@ -145,7 +148,7 @@ extension PaymentRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
     public enum Columns: String, ColumnExpression, Sendable {
         case id, role, peerID, payeeID, payerID, amountMinor, currency, memo, category, state, confirmed, reason
         case reasonCode, createdAt, expiresAt, updatedAt, quoteCurrency, quoteMinor, quoteRate, quoteRatesAt
-        case acceptedAt, paidAt, settledAt, paidMethod, paidReference, receipt, seriesID, seriesIndex
+        case acceptedAt, paidAt, settledAt, paidMethod, paidReference, receipt, seriesID, seriesIndex, refundOf
     }
 
     /// The columns an update of an existing payment may change; the terms of a request never change.

@@ -62,7 +62,7 @@ extension PaymentRecord: LedgerRow {
         "id", "role", "peerID", "payeeID", "payerID", "amountMinor", "currency", "memo", "category", "state",
         "confirmed", "reason", "reasonCode", "createdAt", "expiresAt", "updatedAt", "quoteCurrency", "quoteMinor",
         "quoteRate", "quoteRatesAt", "acceptedAt", "paidAt", "settledAt", "paidMethod", "paidReference", "receipt",
-        "seriesID", "seriesIndex",
+        "seriesID", "seriesIndex", "refundOf",
     ]
     static let insertSQL = makeInsertSQL()
     static let selectSQL = makeSelectSQL()
@@ -97,6 +97,7 @@ extension PaymentRecord: LedgerRow {
             receipt,
             seriesID?.wireString,
             seriesIndex,
+            refundOf?.wireString,
         ]
     }
 
@@ -327,6 +328,7 @@ extension PaymentRecord {
         receipt = try reader.value("receipt")
         seriesID = try reader.optionalUUID("seriesID")
         seriesIndex = try reader.value("seriesIndex")
+        refundOf = try reader.optionalUUID("refundOf")
     }
 }
 

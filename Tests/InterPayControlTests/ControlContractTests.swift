@@ -81,6 +81,7 @@ struct ReachedService: ControlService {
     func cancel(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "cancel") }
     func paid(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "paid") }
     func received(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "received") }
+    func refund(_ params: RefundParams) async throws -> PaymentInfo { throw Reached(method: "refund") }
     func receipt(_ params: PaymentParams) async throws -> ReceiptInfo { throw Reached(method: "receipt") }
     func export(_ params: ExportParams) async throws -> PaymentList { throw Reached(method: "export") }
     func backup(_ params: BackupParams) async throws -> BackupInfo { throw Reached(method: "backup") }
@@ -119,7 +120,7 @@ struct ControlDispatchTests {
     @Test("each method's route reaches the service's method of the same name, with its params read once")
     func everyRouteReachesItsMethod() async {
         let dispatcher = ControlDispatcher(ReachedService())
-        #expect(ControlAPI.routes.count == 27)
+        #expect(ControlAPI.routes.count == 28)
         for route in ControlAPI.routes {
             let name = route.method.name
             await #expect(throws: RPCError.internalError("reached \(name)")) {

@@ -34,6 +34,15 @@ struct FrameCodecTests {
             .paid(.init(messageID: message, paymentID: payment.id, method: nil, reference: nil)),
             .settle(.init(messageID: message, paymentID: payment.id, receipt: "{\"type\":\"interpay-receipt\"}")),
             .settle(.init(messageID: message, paymentID: payment.id, receipt: nil)),
+            .refund(
+                .init(
+                    messageID: message, paymentID: Fixtures.fixedUUID(9), refundOf: payment.id,
+                    amount: payment.amount, memo: "returned", createdAt: payment.createdAt,
+                    receipt: "{\"kind\":\"refund\"}")),
+            .refund(
+                .init(
+                    messageID: message, paymentID: Fixtures.fixedUUID(9), refundOf: payment.id,
+                    amount: payment.amount, memo: "", createdAt: payment.createdAt, receipt: nil)),
             .ack(.init(ackedID: message, paymentID: payment.id, state: .settled, reasonCode: nil)),
             .series(
                 .init(

@@ -13,6 +13,7 @@ struct SchemaTests {
         "v7-send-keys", "v8-static-pins", "v9-settlement", "v10-subscriptions", "v11-preferences",
         "v12-write-path", "v13-pending-request-counts", "v14-series-approval-totals", "v15-retention",
         "v16-paired-names",
+        "v17-refunds",
     ]
 
     @Test("migrations run on a fresh file, and again on the same file without change")

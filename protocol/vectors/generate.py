@@ -69,6 +69,8 @@ MSG_REJECT = test_uuid("message-reject-1")
 MSG_PAID = test_uuid("message-paid-1")
 MSG_SETTLE = test_uuid("message-settle-1")
 MSG_SERIES = test_uuid("message-series-1")
+MSG_REFUND = test_uuid("message-refund-1")
+REFUND = test_uuid("refund-1")
 SERIES = test_uuid("series-1")
 SERIES_NAMESPACE = uuid.UUID("6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5")
 PAIRING = test_uuid("pairing-1")
@@ -167,6 +169,17 @@ def receipt_terms(key, **changes):
     return {k: v for k, v in terms.items() if v is not None}
 
 
+def refund_terms(key):
+    """The terms of a refund receipt: 5.00 MXN of PAY given back (§17.1)."""
+    return receipt_terms(key, paymentID=REFUND, refundOf=PAY, kind="refund", amount="500",
+                         memo="one taco was missing", category=None, method=None, reference=None, quote=None,
+                         settledAt="2026-11-18T09:00:00Z")
+
+
+def refund_receipt(key):
+    return sign_receipt(refund_terms(key), key)
+
+
 def receipt_vectors():
     key = receipt_key()
     other = p256_key(b"receipt-other")
@@ -196,6 +209,12 @@ def receipt_vectors():
         sign_receipt(receipt_terms(other, payeeID=receipt_terms(key)["payeeID"]), other), "key-mismatch")
     add("receipt-missing-member", "A receipt without settledAt.",
         sign_receipt(receipt_terms(key, settledAt=None), key), "malformed")
+    add("receipt-refund-valid", "A refund receipt (kind refund, §17.1): 5.00 MXN of payment PAY given back, signed "
+        "by the refunding payee's key. Verifies.", refund_receipt(key))
+    add("receipt-refund-without-refund-of", "A receipt of kind refund without refundOf.",
+        sign_receipt({k: v for k, v in refund_terms(key).items() if k != "refundOf"}, key), "malformed")
+    add("receipt-unknown-kind", "A receipt whose kind is neither absent nor 'refund'.",
+        sign_receipt(dict(refund_terms(key), kind="chargeback"), key), "malformed")
     return v
 
 
@@ -389,6 +408,16 @@ def valid_vectors():
     add("ack-settle", "Payer's ack of a settle frame.", ack(MSG_SETTLE, "settled"))
     add("ack-paid-already-settled", "Payee's ack of a paid frame that crossed its settle: settled.",
         ack(MSG_PAID, "settled"))
+    # refund (§7.12, §8.7, 'refunds' capability)
+    refund = {"type": "refund", "messageID": MSG_REFUND, "paymentID": REFUND, "refundOf": PAY,
+              "amount": {"currency": "MXN", "minorUnits": 500}, "memo": "one taco was missing",
+              "createdAt": T0 + 600}
+    add("refund-with-receipt", "Payee -> payer: 5.00 MXN of PAY given back, with the refund receipt "
+        "'receipt-refund-valid' of receipts.json.", dict(refund, receipt=refund_receipt(receipt_key())))
+    add("refund-without-receipt", "Payee -> payer: a refund without a receipt, an empty memo.",
+        dict(refund, memo=""))
+    add("ack-refund", "Payer's ack of a refund frame: the refund is settled on its side.",
+        {"type": "ack", "ackedID": MSG_REFUND, "paymentID": REFUND, "state": "settled"})
     # series (§7.11, §8.6, 'subscriptions' capability)
     add("series-offer", "Payee -> payer: a monthly series of 30.00 EUR for 12 periods, due dates kept in "
         "Europe/Berlin.", series("offer", offer=series_offer()))
@@ -728,6 +757,16 @@ def invalid_vectors():
          {"type": "settle", "messageID": MSG_SETTLE, "paymentID": PAY, "receipt": "\u00e9" * 4097},
          "invalid-field", schemaDetectable=False, semanticCheck="receipt-bytes")
     addj("ack-unknown-state", "ack with a state that does not exist.", ack(MSG_PAID, "refunded"), "invalid-field")
+    refund = {"type": "refund", "messageID": MSG_REFUND, "paymentID": REFUND, "refundOf": PAY,
+              "amount": {"currency": "MXN", "minorUnits": 500}, "memo": "", "createdAt": T0 + 600}
+    addj("refund-missing-refund-of", "refund without refundOf.",
+         {k: v for k, v in refund.items() if k != "refundOf"}, "missing-field")
+    addj("refund-zero-amount", "refund of 0 minor units.", dict(refund, amount={"currency": "MXN", "minorUnits": 0}),
+         "invalid-field")
+    addj("refund-memo-too-long", "refund whose memo has 201 code points.", dict(refund, memo="m" * 201),
+         "invalid-field")
+    addj("refund-of-itself", "refund whose refundOf is its own paymentID.", dict(refund, refundOf=REFUND),
+         "invalid-field", schemaDetectable=False, semanticCheck="refund-of-itself")
     # series
     addj("series-unknown-action", "series with an undefined action.", series("renew"), "invalid-field")
     addj("series-offer-missing", "series offer without its terms.", series("offer"), "missing-field")

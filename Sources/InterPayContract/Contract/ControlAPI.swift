@@ -30,6 +30,8 @@ public enum ControlAPI {
     public static let paid = ControlMethod<PaymentParams, PaymentInfo>("paid", web: .post)
     /// `received {payment}`: the payee confirms the money arrived.
     public static let received = ControlMethod<PaymentParams, PaymentInfo>("received", web: .post)
+    /// `refund {payment, amount?, memo?}`: the payee gives back all or part of an accepted payment.
+    public static let refund = ControlMethod<RefundParams, PaymentInfo>("refund", web: .post)
     /// `receipt {payment}`: a settled payment's signed receipt.
     public static let receipt = ControlMethod<PaymentParams, ReceiptInfo>("receipt", web: .post)
     /// `export`: payments for the books, oldest first (only on the control socket: the CLI writes the file).

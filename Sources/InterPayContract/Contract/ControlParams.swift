@@ -100,6 +100,27 @@ public struct PaymentParams: Codable, Sendable, Equatable {
     }
 }
 
+/// `{payment, amount?, memo?, decimalSeparator?}` (`refund`).
+public struct RefundParams: Codable, Sendable, Equatable {
+    /// The payment refunded: its ID or a unique part of it.
+    public var payment: String
+    /// How much to give back, a decimal amount in the payment's currency; all that is left when absent.
+    public var amount: String?
+    /// Why.
+    public var memo: String?
+    /// How the writer's locale separates decimals (as `SendParams.decimalSeparator`).
+    public var decimalSeparator: DecimalSeparator?
+
+    /// Params.
+    public init(payment: String, amount: String? = nil, memo: String? = nil, decimalSeparator: DecimalSeparator? = nil)
+    {
+        self.payment = payment
+        self.amount = amount
+        self.memo = memo
+        self.decimalSeparator = decimalSeparator
+    }
+}
+
 /// `{state?, direction?, peer?, limit?}` (`list`), and `{limit?}` (`history`).
 public struct ListParams: Codable, Sendable, Equatable {
     /// Only payments in this state.

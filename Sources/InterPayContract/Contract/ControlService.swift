@@ -27,6 +27,8 @@ public protocol ControlService: Sendable {
     func paid(_ params: PaymentParams) async throws -> PaymentInfo
     /// `received {payment}`: the payee confirms the money arrived.
     func received(_ params: PaymentParams) async throws -> PaymentInfo
+    /// `refund {payment, amount?, memo?}`: the payee gives back all or part of an accepted payment.
+    func refund(_ params: RefundParams) async throws -> PaymentInfo
     /// `receipt {payment}`: a settled payment's signed receipt.
     func receipt(_ params: PaymentParams) async throws -> ReceiptInfo
     /// `export`: payments for the books, oldest first.
@@ -108,6 +110,7 @@ extension ControlAPI {
         cancel.route { try await $0.cancel($1) },
         paid.route { try await $0.paid($1) },
         received.route { try await $0.received($1) },
+        refund.route { try await $0.refund($1) },
         receipt.route { try await $0.receipt($1) },
         export.route { try await $0.export($1) },
         backup.route { try await $0.backup($1) },

@@ -62,6 +62,8 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     public var receipt: Bool
     /// The subscription the payment belongs to.
     @Nullable public var series: PaymentSeriesLink?
+    /// For a refund, the ID of the payment it gives money back of (PROTOCOL.md §8.7).
+    @Nullable public var refundOf: String?
     /// Only in `send`'s answer: true when the payer's daemon had not acknowledged the request within 2 s (the
     /// session is down, or was lost without either side knowing yet): it is queued and resent until acknowledged.
     @Nullable public var queued: Bool?
@@ -73,7 +75,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         memo: String, category: String?, state: PaymentState, confirmed: Bool, reason: String?, reasonCode: String?,
         converted: ConvertedAmount?, quote: Conversion?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
         acceptedAt: Int64?, paidAt: Int64?, settledAt: Int64?, method: String?, reference: String?, receipt: Bool,
-        series: PaymentSeriesLink?, queued: Bool? = nil
+        series: PaymentSeriesLink?, refundOf: String? = nil, queued: Bool? = nil
     ) {
         self.id = id
         self.shortID = shortID
@@ -101,6 +103,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         self.reference = reference
         self.receipt = receipt
         self.series = series
+        self.refundOf = refundOf
         self.queued = queued
     }
 }

@@ -42,6 +42,14 @@ public struct Receipt: Sendable, Hashable {
     /// The payee's public key: a DER SubjectPublicKeyInfo of a P-256 key, canonical (named curve, uncompressed
     /// point); its SHA-256 is `payeeID`.
     public var payeeKey: [UInt8]
+    /// For a refund's receipt (`kind` `refund`, PROTOCOL.md §17.1), the payment refunded; nil for a payment's. A
+    /// refund receipt is signed by the refunded payment's payee, who gives the money back: `payeeID` still names the
+    /// signer, `payerID` the payer who gets it, `paymentID` the refund, `acceptedAt` the refunded payment's
+    /// acceptance and `settledAt` the refund.
+    public var refundOf: UUID?
+
+    /// The value of the `kind` member of a refund's receipt.
+    public static let refundKind = "refund"
 
     /// A conversion of the amount stored with the payment: what it was worth in another currency then.
     public struct Quote: Sendable, Hashable {
@@ -64,7 +72,7 @@ public struct Receipt: Sendable, Hashable {
     public init(
         paymentID: UUID, payeeID: PeerID, payeeName: String, payerID: PeerID, payerName: String, amount: Money,
         memo: String, category: String?, acceptedAt: Timestamp, settledAt: Timestamp, method: PaymentMethod?,
-        reference: String?, quote: Quote?, payeeKey: [UInt8]
+        reference: String?, quote: Quote?, payeeKey: [UInt8], refundOf: UUID? = nil
     ) {
         self.paymentID = paymentID
         self.payeeID = payeeID
@@ -80,6 +88,7 @@ public struct Receipt: Sendable, Hashable {
         self.reference = reference
         self.quote = quote
         self.payeeKey = payeeKey
+        self.refundOf = refundOf
     }
 
     /// The canonical text that the payee signs: every member but `signature` (`CanonicalJSON`).
@@ -114,6 +123,10 @@ public struct Receipt: Sendable, Hashable {
                 "ratesAt": .string(ISO8601Time.format(quote.ratesAt)),
             ])
         }
+        if let refundOf {
+            members["kind"] = .string(Self.refundKind)
+            members["refundOf"] = .string(refundOf.wireString)
+        }
         if let signature { members["signature"] = .string(Hex.encode(signature)) }
         return members
     }
@@ -146,11 +159,14 @@ public struct ReceiptExpectation: Sendable, Hashable {
     public var acceptedAt: Timestamp
     /// Now, on this side's clock, when the receipt arrives: the payee cannot have settled later.
     public var now: Timestamp
+    /// For a refund, the payment refunded: only a refund's receipt of that payment is kept (nil: a payment's).
+    public var refundOf: UUID?
 
     /// Describes a payment as the payer holds it.
     public init(
         paymentID: UUID, payeeID: PeerID, payerID: PeerID, payerName: String, amount: Money, memo: String,
-        category: String?, method: PaymentMethod?, reference: String?, acceptedAt: Timestamp, now: Timestamp
+        category: String?, method: PaymentMethod?, reference: String?, acceptedAt: Timestamp, now: Timestamp,
+        refundOf: UUID? = nil
     ) {
         self.paymentID = paymentID
         self.payeeID = payeeID
@@ -163,6 +179,7 @@ public struct ReceiptExpectation: Sendable, Hashable {
         self.reference = reference
         self.acceptedAt = acceptedAt
         self.now = now
+        self.refundOf = refundOf
     }
 }
 
@@ -176,6 +193,9 @@ extension Receipt {
         let skew = Limits.maxClockSkew
         guard paymentID == expected.paymentID, payeeID == expected.payeeID, payerID == expected.payerID else {
             return "it is not about this payment between these two peers"
+        }
+        guard refundOf == expected.refundOf else {
+            return expected.refundOf == nil ? "it is a refund's receipt, not a payment's" : "it is not this refund's"
         }
         guard amount == expected.amount else { return "its amount is not the payment's" }
         guard memo == expected.memo, category == expected.category else {
@@ -278,6 +298,12 @@ public struct SignedReceipt: Sendable, Hashable {
     /// One line saying what the receipt is: payment, amount, payer, payee, settlement time.
     public var summary: String {
         let r = receipt
+        if let refundOf = r.refundOf {
+            return "refund receipt \(r.paymentID.wireString) for payment \(refundOf.wireString): \(r.amount) given "
+                + "back to \(SafeText.escaped(r.payerName)) (\(r.payerID.shortDescription)) by "
+                + "\(SafeText.escaped(r.payeeName)) (\(r.payeeID.description)), refunded "
+                + "\(ISO8601Time.format(r.settledAt)), signed by the payee's key"
+        }
         return "receipt for payment \(r.paymentID.wireString): \(r.amount) from \(SafeText.escaped(r.payerName)) "
             + "(\(r.payerID.shortDescription)) to \(SafeText.escaped(r.payeeName)) (\(r.payeeID.description)), "
             + "settled \(ISO8601Time.format(r.settledAt)), signed by the payee's key"
@@ -427,6 +453,8 @@ private struct ReceiptDocument: Decodable {
     let reference: String?
     let quote: QuoteDocument?
     let payeeKey: String
+    let kind: String?
+    let refundOf: String?
     let signature: String
 
     /// The receipt these members describe, each checked for its form.
@@ -472,11 +500,24 @@ private struct ReceiptDocument: Decodable {
             paymentMethod = known
         }
         guard let key = Hex.decode(payeeKey) else { throw .malformed("'payeeKey' must be lowercase hex") }
+        // A refund's receipt names the payment refunded; a payment's names none (PROTOCOL.md §17.1).
+        var refunded: UUID?
+        switch (kind, refundOf) {
+        case (nil, nil): break
+        case (Receipt.refundKind?, let text?):
+            guard let uuid = UUID(uuidString: text), uuid.wireString == text else {
+                throw .malformed("'refundOf' must be a lowercase UUID")
+            }
+            refunded = uuid
+        case (Receipt.refundKind?, nil): throw .malformed("a refund receipt names the payment refunded ('refundOf')")
+        case (nil, _?): throw .malformed("'refundOf' belongs to a refund receipt (kind 'refund')")
+        case (let other?, _): throw .malformed("unknown receipt kind '\(other)'")
+        }
         return Receipt(
             paymentID: id, payeeID: payee, payeeName: payeeName, payerID: payer, payerName: payerName, amount: money,
             memo: memo, category: category, acceptedAt: try Self.time(acceptedAt, "acceptedAt"),
             settledAt: try Self.time(settledAt, "settledAt"), method: paymentMethod, reference: reference,
-            quote: converted, payeeKey: key)
+            quote: converted, payeeKey: key, refundOf: refunded)
     }
 
     private static func peer(_ text: String, _ name: String) throws(ReceiptError) -> PeerID {

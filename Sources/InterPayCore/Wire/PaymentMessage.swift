@@ -34,6 +34,8 @@ public enum PaymentMessage: Sendable, Hashable {
     case settle(Settle)
     /// Either way: one step of a subscription series (offer, approve, decline, end, or its ack).
     case series(Series)
+    /// Payee → payer: the payee gave back all or part of an accepted payment.
+    case refund(Refund)
 
     /// The wire name of the frame's type.
     public var type: FrameType {
@@ -52,16 +54,18 @@ public enum PaymentMessage: Sendable, Hashable {
         case .paid: .paid
         case .settle: .settle
         case .series: .series
+        case .refund: .refund
         }
     }
 
-    /// The message ID of a state-changing frame (`request`, `cancel`, `accept`, `reject`, `paid`, `settle`, and
-    /// `series` but its `ack`), else nil.
+    /// The message ID of a state-changing frame (`request`, `cancel`, `accept`, `reject`, `paid`, `settle`,
+    /// `refund`, and `series` but its `ack`), else nil.
     public var messageID: UUID? {
         switch self {
         case .request(let request): request.messageID
         case .paid(let paid): paid.messageID
         case .settle(let settle): settle.messageID
+        case .refund(let refund): refund.messageID
         case .series(let series): series.action == .ack ? nil : series.messageID
         case .cancel(let decision), .accept(let decision): decision.messageID
         case .reject(let rejection): rejection.messageID
@@ -75,6 +79,7 @@ public enum PaymentMessage: Sendable, Hashable {
         case .request(let request): request.payment.id
         case .paid(let paid): paid.paymentID
         case .settle(let settle): settle.paymentID
+        case .refund(let refund): refund.paymentID
         case .cancel(let decision), .accept(let decision): decision.paymentID
         case .reject(let rejection): rejection.paymentID
         case .ack(let ack): ack.paymentID
@@ -84,7 +89,7 @@ public enum PaymentMessage: Sendable, Hashable {
 
     /// The wire names of the frame types of protocol version 1.
     public enum FrameType: String, Sendable, Hashable, CaseIterable, Codable {
-        case hello, request, cancel, accept, reject, ack, error, ping, pong, close, pair, paid, settle, series
+        case hello, request, cancel, accept, reject, ack, error, ping, pong, close, pair, paid, settle, series, refund
     }
 }
 
@@ -128,6 +133,7 @@ extension PaymentMessage: Codable {
         case .paid: self = .paid(try Paid(from: decoder))
         case .settle: self = .settle(try Settle(from: decoder))
         case .series: self = .series(try Series(from: decoder))
+        case .refund: self = .refund(try Refund(from: decoder))
         }
     }
 
@@ -151,6 +157,7 @@ extension PaymentMessage: Codable {
         case .paid(let paid): try paid.encode(to: encoder)
         case .settle(let settle): try settle.encode(to: encoder)
         case .series(let series): try series.encode(to: encoder)
+        case .refund(let refund): try refund.encode(to: encoder)
         }
     }
 }

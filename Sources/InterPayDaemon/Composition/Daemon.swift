@@ -85,7 +85,9 @@ public enum Daemon {
             transport: TransportConfiguration(
                 displayName: configuration.name, host: configuration.listenHost, port: configuration.port,
                 capabilities: [PaymentMessage.Pairing.capability]
-                    + (configuration.receipts ? [PaymentMessage.receiptsCapability] : [])
+                    // Refunds carry a refund receipt: they come with receipts.
+                    + (configuration.receipts
+                        ? [PaymentMessage.receiptsCapability, PaymentMessage.refundsCapability] : [])
                     + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : []),
                 agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                 keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,

@@ -294,6 +294,16 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         return try await info(try await engine.settle(paymentID: record.id))
     }
 
+    /// `refund {payment, amount?, memo?}`: the payee gives back all that is left of a payment, or `amount` of it
+    /// (PROTOCOL.md §8.7); the answer is the refund, a payment of its own.
+    func refund(_ params: RefundParams) async throws -> PaymentInfo {
+        let record = try await resolvePayment(PaymentParams(payment: params.payment))
+        return try await info(
+            try await engine.refund(
+                paymentID: record.id, amount: params.amount, decimalSeparator: params.decimalSeparator ?? .point,
+                memo: params.memo ?? ""))
+    }
+
     /// `receipt {payment}`: the stored receipt's canonical text and its one-line summary; `not-found` naming why
     /// when there is none.
     func receipt(_ params: PaymentParams) async throws -> ReceiptInfo {
@@ -638,8 +648,10 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             acceptedAt: record.acceptedAt?.secondsSince1970, paidAt: record.paidAt?.secondsSince1970,
             settledAt: record.settledAt?.secondsSince1970, method: record.paidMethod?.rawValue,
             reference: record.paidReference, receipt: record.receipt != nil,
-            series: record.seriesID.map { PaymentSeriesLink(id: $0.wireString, period: Int64(record.seriesIndex ?? 0)) }
-        )
+            series: record.seriesID.map {
+                PaymentSeriesLink(id: $0.wireString, period: Int64(record.seriesIndex ?? 0))
+            },
+            refundOf: record.refundOf?.wireString)
     }
 }
 

@@ -37,17 +37,20 @@ extension PaymentEngine {
             return try receiveError(error, from: peer, ledger: ledger)
         case .series(let series):
             return try receiveSeries(series, from: peer, ledger: ledger, now: now)
+        case .refund(let refund):
+            return try receiveRefund(refund, from: peer, ledger: ledger, now: now)
         case .hello, .ping, .pong, .close, .pair:
             return StepOutcome()
         }
     }
 
     /// The `hello` capability a frame belongs to, if any (PROTOCOL.md §14): `paid` and `settle` to `receipts`,
-    /// `series` to `subscriptions`.
+    /// `series` to `subscriptions`, `refund` to `refunds`.
     static func capabilityNeeded(by message: PaymentMessage) -> String? {
         switch message {
         case .paid, .settle: PaymentMessage.receiptsCapability
         case .series: PaymentMessage.subscriptionsCapability
+        case .refund: PaymentMessage.refundsCapability
         default: nil
         }
     }

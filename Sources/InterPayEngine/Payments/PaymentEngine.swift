@@ -445,20 +445,23 @@ public final class PaymentEngine: Sendable {
         }
         guard first else { return SendPlan(session: session) }
         var pending = try ledger.outbox(peerID: peer)
-        if !link.shares(PaymentMessage.receiptsCapability, on: session) {
-            // Settlement frames queued while the peer was away, for a peer that turns out not to speak them: it
-            // could never acknowledge them, so they leave the outbox (the settlement stays recorded on this side).
+        if !link.shares(PaymentMessage.receiptsCapability, on: session)
+            || !link.shares(PaymentMessage.refundsCapability, on: session)
+        {
+            // Settlement and refund frames queued while the peer was away, for a peer that turns out not to speak
+            // them: it could never acknowledge them, so they leave the outbox (the step stays recorded on this side).
             let unreadable = Set(
                 pending.filter { record in
                     // A row that does not decode is resent as it is; the peer answers it.
-                    guard let message = try? record.message else { return false }
-                    return message.type == .paid || message.type == .settle
+                    guard let message = try? record.message, let capability = Self.capabilityNeeded(by: message)
+                    else { return false }
+                    return !link.shares(capability, on: session)
                 }.map(\.messageID))
             if !unreadable.isEmpty {
                 try ledger.apply(LedgerChange(removeFromOutbox: Array(unreadable)))
                 pending.removeAll { unreadable.contains($0.messageID) }
                 logger.notice(
-                    "dropped settlement frames for a peer without receipts",
+                    "dropped frames of a capability the peer lacks",
                     metadata: ["peer": "\(session.name)", "count": "\(unreadable.count)"])
             }
         }

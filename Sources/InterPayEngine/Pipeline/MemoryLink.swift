@@ -25,7 +25,7 @@ public final class MemoryLink: PaymentLink {
     public init(
         me: PeerID, name: String,
         capabilities: [String] = [
-            PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability,
+            PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability, PaymentMessage.refundsCapability,
         ]
     ) {
         self.me = me
