@@ -74,4 +74,17 @@ echo "== statistics net the refunds out"
 expect_eq "alice's sales net to zero: one payment, 0.00 EUR" "[('out', 'EUR', 1, '0.00')]" "$(net alice)"
 expect_eq "bob's spending nets to zero" "[('in', 'EUR', 1, '0.00')]" "$(net bob)"
 
+echo "== the books net them out too"
+# income:… (alice's sales) and expenses:… (bob's purchases) per account, as hledger sums them.
+books() {
+    on "$1" export --format ledger >"$work/$1.journal"
+    hledger -f "$work/$1.journal" balance -E '^(income|expenses):' -O csv --no-total | python3 -c '
+import csv, sys
+print(sorted((row["account"], row["balance"]) for row in csv.DictReader(sys.stdin)))'
+}
+expect_eq "alice's income from clothes nets to zero in hledger" "[('income:interpay:clothes', '0')]" "$(books alice)"
+expect_eq "bob's expenses for clothes net to zero in hledger" "[('expenses:interpay:clothes', '0')]" "$(books bob)"
+on alice export --format beancount >"$work/alice.beancount"
+expect_exit 0 "bean-check accepts alice's books with the refunds" bean-check "$work/alice.beancount"
+
 finish

@@ -35,6 +35,21 @@ struct BooksTests {
             ])
     }
 
+    @Test("a refund is booked against the refunded sale's income (or purchase's expenses), the other way round")
+    func refunds() throws {
+        var given = Self.payment(.incoming, name: "bob", memo: "returned", category: "food")
+        given.refundOf = "01a227b5-0000-7000-8000-000000000002"
+        var got = Self.payment(.outgoing, name: "alice", memo: "returned", category: "food")
+        got.refundOf = given.refundOf
+        let shop = try Books.journal([given], format: .ledger, account: Books.defaultAccount(.ledger))
+        #expect(
+            shop.contains("    income:interpay:food  12.50 MXN") && shop.contains("assets:interpay:HSBEJBT  -12.50 MXN")
+        )
+        #expect(!shop.contains("expenses"))
+        let customer = try Books.journal([got], format: .ledger, account: Books.defaultAccount(.ledger))
+        #expect(customer.contains("    expenses:interpay:food  -12.50 MXN") && !customer.contains("income"))
+    }
+
     @Test("a purchase in beancount: accounts opened, strings quoted and escaped, the category as a tag")
     func beancountPurchase() throws {
         let text = try Books.journal(

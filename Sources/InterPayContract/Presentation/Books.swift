@@ -5,7 +5,8 @@ import InterPayCore
 ///
 /// A sale (we are the payee) moves its amount into the peer's account (`account`, default
 /// `assets:interpay:{peer}`) from income; a purchase moves it from the peer's account into expenses. Income and
-/// expenses are split by category (`income:interpay:food`). The quote stored when the payment was accepted becomes a
+/// expenses are split by category (`income:interpay:food`). A refund is booked against the income (or expenses) of
+/// the payment it refunds, so that a sale refunded in full nets to nothing. The quote stored when the payment was accepted becomes a
 /// price of its currency on that day. Every peer-given text (its name, the memo, the category) is the peer's own: it
 /// is written so that it can never end its field, open a comment or add a line of its own in either format, and
 /// account names and tags are made of letters, digits and `-` only.
@@ -58,7 +59,10 @@ public enum Books {
                 .replacing("{name}", with: part(payment.peer.name ?? payment.peer.shortID, format))
             let category = payment.category.map { part($0, format) }
             let sale = payment.direction == .outgoing
-            let root = format == .ledger ? (sale ? "income" : "expenses") : (sale ? "Income" : "Expenses")
+            // A refund nets out of the payment it gives money back of: booked against that payment's income or
+            // expenses, the other way round, not as a purchase or a sale of its own (PROTOCOL.md §8.7).
+            let income = payment.refundOf == nil ? sale : !sale
+            let root = format == .ledger ? (income ? "income" : "expenses") : (income ? "Income" : "Expenses")
             let other = [root, format == .ledger ? "interpay" : "InterPay", category].compactMap { $0 }
                 .joined(separator: ":")
             entries.append(
