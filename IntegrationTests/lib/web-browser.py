@@ -352,6 +352,27 @@ def alice():
         check(wait(driver, lambda d: series_state(d, series) == "ended", 10, "ended on alice's page"),
               "alice ends the subscription in the browser")
         signal("alice-ended")
+        # A refund in the browser (PROTOCOL.md §8.7): 2.50 of the settled 12.50 MXN, from the payment's card, which
+        # says what is left; bob's Sales page then nets it out.
+        driver.get(driver.current_url.split("#")[0] + "#inbox")
+        check(wait(driver, lambda d: "12.50" in (d.execute_script(
+            "const c = document.querySelector(`#inbox-out li[data-payment='${arguments[0]}'] .refund-amount`);"
+            "return c ? c.placeholder : '';", payment) or ""), 10, "the Refund action"),
+            "alice's settled payment has a Refund action offering all of its 12.50 MXN")
+        driver.execute_script(
+            "const c = document.querySelector(`#inbox-out li[data-payment='${arguments[0]}']`);"
+            "c.querySelector('.refund-amount').value = '2.50'; c.querySelector('.refund-memo').value = 'one short';",
+            payment)
+        press(driver, payment, "inbox-out", "button.refund")
+        check(wait(driver, lambda d: "10.00" in (d.execute_script(
+            "const c = document.querySelector(`#inbox-out li[data-payment='${arguments[0]}'] .refund-amount`);"
+            "return c ? c.placeholder : '';", payment) or ""), 10, "what is left"),
+            "after refunding 2.50 in the browser, the card leaves 10.00 MXN to refund: "
+            + card_text(driver, payment, "inbox-out").replace("\n", " | "))
+        refunds = [p for p in interpay("list")["payments"] if p["refundOf"] == payment]
+        check([(p["minorUnits"], p["state"], p["memo"]) for p in refunds] == [(250, "settled", "one short")],
+              f"the ledger holds the refund, settled and linked to the payment ({refunds})")
+        shot(driver, "inbox-alice-refund")
         audit_pages(driver, "en")
         other_port_server(driver)
         signal("alice-done")
@@ -507,8 +528,9 @@ def bob():
                  int(r.find_element(By.CSS_SELECTOR, ".total").get_attribute("data-minor"))
                  for r in driver.find_elements(By.CSS_SELECTOR, "#sales-rows tr")}
         wanted = {(r["direction"], r["currency"]): r["totalMinor"] for r in stats}
-        check(shown == wanted and wanted.get(("in", "MXN")) == 1250,
-              f"bob's Sales totals equal interpay stats --json ({shown} vs {wanted})")
+        # 12.50 MXN paid, less the 2.50 alice refunded in her browser.
+        check(shown == wanted and wanted.get(("in", "MXN")) == 1000,
+              f"bob's Sales totals equal interpay stats --json, the refund netted out ({shown} vs {wanted})")
         wait(driver, lambda d: d.execute_script("return !!window.Chart"), 5, "Chart.js")
         time.sleep(0.3)
         pixels = driver.execute_script("""
@@ -520,8 +542,8 @@ def bob():
         check(set(charted) >= {r["currency"] for r in stats} and len(charted) >= 2,
               f"the Sales chart has a line for every currency ({charted}; stats: {sorted({r['currency'] for r in stats})})")
         check(driver.find_element(By.CSS_SELECTOR, "nav a[href='#sales']").text == "Ventas"
-              and "$12.50" in driver.find_element(By.ID, "sales-rows").text,
-              "Spanish from Accept-Language (es-MX): 'Ventas', amounts as es-MX ($12.50): "
+              and "$10.00" in driver.find_element(By.ID, "sales-rows").text,
+              "Spanish from Accept-Language (es-MX): 'Ventas', amounts as es-MX ($10.00): "
               + driver.find_element(By.ID, "sales-rows").text.replace("\n", " | "))
         shot(driver, "sales-es")
         Select(driver.find_element(By.ID, "language")).select_by_value("en")

@@ -45,8 +45,11 @@ expect_exit 0 "alice refunds 10.00" on alice refund "$id" 10.00 --memo "one shoe
 first=$(json_get id <<<"$last_out")
 expect_eq "the refund is 10.00 EUR, settled, linked to the payment" "10.00 EUR settled $id" \
     "$(json_get amount <<<"$last_out") $(json_get currency <<<"$last_out") $(json_get state <<<"$last_out") $(json_get refundOf <<<"$last_out")"
+expect_eq "the payment shows 10.00 refunded and 20.00 left" "10.00 20.00" \
+    "$(field alice "$id" refunded) $(field alice "$id" refundable)"
+expect_match "interpay show says so" "*refunded*10.00 EUR*refundable*20.00 EUR*" "$(on alice show "$id")"
 expect_exit 0 "alice refunds what is left" on alice refund "$id" --memo "returned"
-expect_match "it says what it refunded" "refunded 20.00 EUR of $id as *" "$last_out"
+expect_match "it says what it refunded, naming the payment by its short ID" "refunded 20.00 EUR of ${id: -8} as *" "$last_out"
 second=$(on alice list --json --limit 100 | python3 -c '
 import json, sys
 print(next(p["id"] for p in json.load(sys.stdin)["payments"] if p["refundOf"] and p["minorUnits"] == 2000))')
@@ -59,7 +62,8 @@ for refund in "$first" "$second"; do
         fail "refund ${refund: -8} on bob: $(on bob show "$refund" --json 2>&1 | head -c 400)"
     fi
 done
-expect_eq "the payment stays settled" settled "$(field alice "$id" state)"
+expect_eq "the payment stays settled, 30.00 refunded, nothing left to refund" "settled 30.00 None" \
+    "$(field alice "$id" state) $(field alice "$id" refunded) $(field alice "$id" refundable)"
 
 echo "== the refund receipts verify offline, on a host with no daemon"
 for refund in "$first" "$second"; do

@@ -12,6 +12,8 @@ public struct PaymentView: Sendable, Hashable {
     public var pinnedName: String?
     /// The name a paired peer was paired under, once the user renamed it (`TrustedPeerRecord.pairedName`).
     public var pairedName: String? = nil
+    /// The refunds the payment carries (PROTOCOL.md §8.7), read with it.
+    public var refunds = RefundTotals(count: 0, minor: 0)
 }
 
 /// One payment with its whole event log (`AppDatabase.paymentDetail(idPrefix:)`).
@@ -92,13 +94,18 @@ extension AppDatabase {
 
     private static let paymentViewSelect = """
         SELECT payment.*, peer.name AS announcedName, trustedPeer.name AS pinnedName,
-            trustedPeer.pairedName AS pairedName FROM payment
+            trustedPeer.pairedName AS pairedName,
+            (SELECT COUNT(*) FROM payment AS refund WHERE refund.refundOf = payment.id) AS refundCount,
+            (SELECT COALESCE(SUM(refund.amountMinor), 0) FROM payment AS refund WHERE refund.refundOf = payment.id)
+                AS refundedMinor
+        FROM payment
         LEFT JOIN peer ON peer.peerID = payment.peerID LEFT JOIN trustedPeer ON trustedPeer.peerID = payment.peerID
         """
 
     private static func paymentView(_ row: Row) throws -> PaymentView {
         PaymentView(
             record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"],
-            pairedName: row["pairedName"])
+            pairedName: row["pairedName"],
+            refunds: RefundTotals(count: row["refundCount"] ?? 0, minor: row["refundedMinor"] ?? 0))
     }
 }

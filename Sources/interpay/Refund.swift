@@ -33,8 +33,8 @@ struct Refund: ParsableCommand {
             ControlAPI.refund, RefundParams(payment: target.payment, amount: amount, memo: memo))
         global.output(reply) { refund in
             print(
-                "refunded \(refund.amount.printable) \(refund.currency.printable) of \(target.payment.printable) "
-                    + "as \(refund.shortID.printable)"
+                "refunded \(refund.amount.printable) \(refund.currency.printable) of "
+                    + "\(Formatting.shortID(refund.refundOf ?? target.payment)) as \(refund.shortID.printable)"
                     + (refund.queued == true ? " (queued: the payer's daemon is not reachable now)" : ""))
         }
     }

@@ -42,6 +42,16 @@ struct Show: ParsableCommand {
                     "subscription",
                     "\(Formatting.shortID(series.id)), period \(series.period + 1) ('interpay subscriptions')")
             }
+            if let original = payment.refundOf {
+                table.add(
+                    "refund of", "\(Formatting.shortID(original)) ('interpay show \(Formatting.shortID(original))')")
+            }
+            if let refunded = payment.refunded {
+                table.add("refunded", "\(refunded.printable) \(payment.currency.printable)")
+            }
+            if let left = payment.refundable {
+                table.add("refundable", "\(left.printable) \(payment.currency.printable) ('interpay refund')")
+            }
             if let method = payment.method?.printable { table.add("method", method) }
             if let reference = payment.reference?.printable { table.add("reference", reference) }
             if payment.state == .settled {

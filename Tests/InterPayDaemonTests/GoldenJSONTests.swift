@@ -77,7 +77,7 @@ struct GoldenJSONTests {
                 + #""id":"00000000-0000-4000-8000-000000000001","memo":"tacos","method":null,"minorUnits":1250,"#
                 + #""paidAt":null,"peer":{"announcedName":null,"id":"\#(info.peer.id)","name":"bob","#
                 + #""shortID":"\#(info.peer.shortID)","trust":"unverified"},"queued":null,"quote":null,"reason":null,"#
-                + #""reasonCode":null,"receipt":false,"reference":null,"refundOf":null,"series":null,"settledAt":null,"#
+                + #""reasonCode":null,"receipt":false,"reference":null,"refundOf":null,"refundable":null,"refunded":null,"series":null,"settledAt":null,"#
                 + #""shortID":"00000001","state":"pending","updatedAt":1700000000}"#)
         var full = info
         full.converted = ConvertedAmount(
@@ -128,7 +128,7 @@ struct GoldenJSONTests {
                     + #""method":null,"minorUnits":1250,"paidAt":null,"peer":{"announcedName":null,"#
                     + #""id":"\#(info.peer.id)","name":null,"shortID":"\#(info.peer.shortID)","trust":"unverified"},"#
                     + #""queued":null,"quote":null,"reason":null,"reasonCode":null,"receipt":false,"receiptRefused":null,"#
-                    + #""reference":null,"refundOf":null,"series":null,"#
+                    + #""reference":null,"refundOf":null,"refundable":null,"refunded":null,"series":null,"#
                     + #""settledAt":null,"shortID":"00000001","state":"pending","updatedAt":1700000000}"#))
     }
 

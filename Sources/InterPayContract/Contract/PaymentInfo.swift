@@ -64,6 +64,12 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     @Nullable public var series: PaymentSeriesLink?
     /// For a refund, the ID of the payment it gives money back of (PROTOCOL.md §8.7).
     @Nullable public var refundOf: String?
+    /// The sum of the refunds of this payment so far, a decimal string; null when it carries none (or in an event).
+    @Nullable public var refunded: String?
+    /// What this side may still refund of it (`interpay refund` without an amount gives this): only for a payment of
+    /// which this side is the payee, accepted, paid or settled, with something left and fewer than 16 refunds;
+    /// null otherwise (and in an event, which does not read the refunds).
+    @Nullable public var refundable: String?
     /// Only in `send`'s answer: true when the payer's daemon had not acknowledged the request within 2 s (the
     /// session is down, or was lost without either side knowing yet): it is queued and resent until acknowledged.
     @Nullable public var queued: Bool?
@@ -104,6 +110,8 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         self.receipt = receipt
         self.series = series
         self.refundOf = refundOf
+        self.refunded = nil
+        self.refundable = nil
         self.queued = queued
     }
 }

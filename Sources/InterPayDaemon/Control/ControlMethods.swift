@@ -414,7 +414,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         // A stored amount was checked when stored; one that no longer reads is listed without a conversion.
         return PaymentList(
             payments: views.map { view in
-                Self.info(view.record, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
+                Self.info(view, peerName: peerName(view), converted: (try? view.record.amount).flatMap(convert))
             }.withUniqueShortIDs())
     }
 
@@ -434,7 +434,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         // As in `paymentList`: an amount that does not read is shown without a conversion.
         let converted = (try? view.record.amount).flatMap(await conversions.quoter())
         return PaymentDetailInfo(
-            payment: Self.info(view.record, peerName: peerName(view), converted: converted),
+            payment: Self.info(view, peerName: peerName(view), converted: converted),
             events: detail.events.map { event in
                 PaymentEventInfo(
                     at: event.at.secondsSince1970, from: event.fromState?.rawValue, to: event.toState.rawValue,
@@ -656,6 +656,23 @@ struct ControlMethods: ControlService, UsesDaemonServices {
 }
 
 extension ControlMethods {
+    /// A listed or shown payment: `info(_:peerName:converted:)` with what its refunds leave (`RefundRules`, the
+    /// rules the refund command checks): how much was refunded, and what may still be.
+    static func info(_ view: PaymentView, peerName: PeerName?, converted: Quote?) -> PaymentInfo {
+        var info = info(view.record, peerName: peerName, converted: converted)
+        guard let amount = try? view.record.amount, view.record.refundOf == nil else { return info }
+        let original = RefundRules.Original(
+            role: view.record.role, state: view.record.state, amount: amount, refundedMinor: view.refunds.minor,
+            refunds: view.refunds.count)
+        if view.refunds.count > 0 {
+            info.refunded = Money(minorUnits: view.refunds.minor, currency: amount.currency).formattedAmount
+        }
+        if RefundRules.give(Money(minorUnits: 1, currency: amount.currency), of: original) == nil {
+            info.refundable = original.left.formattedAmount
+        }
+        return info
+    }
+
     /// A payment's or a series' peer as the contract shows it: its IDs, the name it is shown under, what it
     /// announces when that differs, and whether it is paired (the one place a peer's view is made).
     static func peer(_ id: PeerID, _ name: PeerName?) -> PaymentPeer {

@@ -382,13 +382,42 @@ function paymentCard(payment) {
     const reference = payment.reference ? ` · ${payment.reference}` : "";
     item.append(element("div", `${t("paidWith")}: ${t(payment.method)}${reference}`, { class: "muted paid-with" }));
   }
+  if (payment.refundOf) {
+    // Money given back of an earlier payment (the ledger links them; `interpay show` names it).
+    item.append(element("div", t(payment.direction === "in" ? "refundGiven" : "refundGot"), { class: "muted refund-of" }));
+  }
+  if (payment.refunded) {
+    item.append(element("div", `${t("refunded")}: ${payment.refunded} ${payment.currency}`, { class: "muted refunded" }));
+  }
   item.append(...paymentActions(payment));
+  if (payment.refundable) item.append(refundForm(payment));
   return item;
+}
+
+/**
+ * The payee's Refund action (PROTOCOL.md §8.7): what is left to refund, as the daemon says (`refundable`), an
+ * amount (empty: all of it) and why. The daemon checks it as `interpay refund` does and says what is wrong.
+ */
+function refundForm(payment) {
+  const form = element("form", undefined, { class: "refund" });
+  const amount = element("input", undefined, { class: "refund-amount", inputmode: "decimal", autocomplete: "off",
+    placeholder: payment.refundable, "aria-label": t("amount") });
+  const memo = element("input", undefined, { class: "refund-memo", maxlength: "200", autocomplete: "off",
+    placeholder: t("refundReason"), "aria-label": t("refundReason") });
+  form.append(element("div", `${t("refundLeft")}: ${payment.refundable} ${payment.currency}`, { class: "muted" }),
+    amount, memo, element("button", t("refund"), { type: "submit", class: "secondary refund" }));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const params = { payment: payment.id, memo: memo.value.trim(), decimalSeparator: decimalSeparator() };
+    if (amount.value.trim()) params.amount = amount.value.trim();
+    act("refund", params, loadInbox);
+  });
+  return form;
 }
 
 /** What a payment's card shows: a card whose version is unchanged is kept as it is. */
 function cardVersion(payment) {
-  return [language, payment.state, payment.updatedAt, payment.confirmed, peerLabel(payment.peer),
+  return [language, payment.state, payment.updatedAt, payment.confirmed, peerLabel(payment.peer), payment.refundable,
     JSON.stringify([payment.quote, payment.converted])].join("|");
 }
 
@@ -401,7 +430,8 @@ function updateCards(list, payments) {
   const focused = list.contains(document.activeElement) ? document.activeElement : null;
   const focusKey = focused && {
     payment: focused.closest("li") && focused.closest("li").dataset.payment,
-    method: ["accept", "reject", "cancel", "paid", "received", "receipt"].find((m) => focused.classList.contains(m)),
+    method: ["accept", "reject", "cancel", "paid", "received", "receipt", "refund"]
+      .find((m) => focused.classList.contains(m)),
   };
   const existing = new Map([...list.children].map((node) => [node.dataset.payment, node]));
   const nodes = payments.map((payment) => {
@@ -436,6 +466,8 @@ async function loadInbox() {
   const recent = payments.filter((p) => open.includes(p.state) || Date.now() / 1000 - p.updatedAt < 3600);
   updateCards($("inbox-in"), recent.filter((p) => p.direction === "in"));
   updateCards($("inbox-out"), recent.filter((p) => p.direction === "out"));
+  // A refund given changes a payment of the History page too.
+  if (!$("page-history").hidden) await loadHistory();
   // An empty side says so, instead of a heading over nothing.
   for (const side of ["in", "out"]) $(`inbox-${side}-empty`).hidden = $(`inbox-${side}`).children.length > 0;
   tick();
@@ -502,7 +534,8 @@ async function loadSales() {
     data: starts.map((start) => {
       const end = new Date(start); end.setDate(start.getDate() + 1);
       return counted.filter((p) => p.currency === currency && p.createdAt * 1000 >= start && p.createdAt * 1000 < end)
-        .reduce((total, p) => total + p.minorUnits, 0) / 10 ** decimals(currency);
+        // A refund takes from the day it was given, as `stats` nets it out (it is never a sale of its own).
+        .reduce((total, p) => total + (p.refundOf ? -p.minorUnits : p.minorUnits), 0) / 10 ** decimals(currency);
     }),
   }));
   $("sales-chart").dataset.currencies = currencies.join(" ");
