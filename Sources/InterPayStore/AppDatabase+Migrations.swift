@@ -24,6 +24,7 @@ extension AppDatabase {
         migrator.registerMigration("v15-retention", migrate: migrateV15Retention)
         migrator.registerMigration("v16-paired-names", migrate: migrateV16PairedNames)
         migrator.registerMigration("v17-refunds", migrate: migrateV17Refunds)
+        migrator.registerMigration("v18-bills", migrate: migrateV18Bills)
         return migrator
     }
 
@@ -468,6 +469,33 @@ extension AppDatabase {
     /// retention removes it, and each removal leaves a summary row in `ledgerPrune` (with the peers it forgot).
     /// The name a peer was paired under, kept when the user renames it: the user's own name for a peer is not taken
     /// for the peer changing its name.
+    /// Split bills (PROTOCOL.md §8.8): the payee's bills, and each share's link (on the payer's side, to the payee's
+    /// bill, scoped to that payee).
+    private static func migrateV18Bills(_ db: Database) throws {
+        try db.create(table: "bill") { t in
+            t.column("id", .text).primaryKey().check(sql: "length(id) = 36 AND id = lower(id)")
+            t.column("totalMinor", .integer).notNull().check(sql: "typeof(totalMinor) = 'integer' AND totalMinor > 0")
+            t.column("currency", .text).notNull()
+            t.column("memo", .text).notNull()
+            t.column("category", .text)
+            t.column("payers", .integer).notNull().check(sql: "payers BETWEEN 2 AND 32")
+            t.column("createdAt", .integer).notNull()
+            t.column("cancelledAt", .integer)
+        }
+        try db.alter(table: "payment") { t in
+            t.add(column: "billID", .text)
+                .check(sql: "billID IS NULL OR (length(billID) = 36 AND billID = lower(billID))")
+            t.add(column: "billIndex", .integer).check(sql: "billIndex IS NULL OR billIndex BETWEEN 0 AND 31")
+            t.add(column: "billPayers", .integer)
+                .check(
+                    sql:
+                        "(billPayers IS NULL) = (billID IS NULL) AND (billPayers IS NULL OR billPayers BETWEEN 2 AND 32)"
+                )
+        }
+        try db.create(
+            index: "payment_on_billID", on: "payment", columns: ["billID"], condition: SQL(sql: "billID IS NOT NULL"))
+    }
+
     /// Refunds (PROTOCOL.md §8.7): a payment may give money back of another, which it names. Indexed, because what
     /// is left to refund is summed over a payment's refunds in every refund step.
     private static func migrateV17Refunds(_ db: Database) throws {

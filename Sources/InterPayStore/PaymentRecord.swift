@@ -67,6 +67,13 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
     /// For a refund (PROTOCOL.md §8.7), the payment it gives money back of: the refund's payee is that payment's
     /// payer. Nil for every other payment.
     public var refundOf: UUID?
+    /// The split bill this payment is a share of (PROTOCOL.md §8.8): one of this side's bills when it is the payee,
+    /// the payee's bill (scoped to that payee) when it is the payer. Nil for every other payment.
+    public var billID: UUID?
+    /// The share's place among its bill's payers, in the order they were named (the payee's side only).
+    public var billIndex: Int?
+    /// How many payers the bill has.
+    public var billPayers: Int?
 
     /// Builds the row for a new payment from its request and this side's role and state.
     ///
@@ -90,6 +97,8 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
         self.updatedAt = now
         self.seriesID = request.series?.seriesID
         self.seriesIndex = request.series?.index
+        self.billID = request.bill?.billID
+        self.billPayers = request.bill?.payers
     }
 
     /// Builds the row for a new payment from its request and the lifecycle that started it.
@@ -133,7 +142,8 @@ public struct PaymentRecord: Sendable, Hashable, Codable {
                 return try PaymentRequest(
                     id: id, payee: payeeID, payer: payerID, amount: amount, memo: memo, category: category,
                     createdAt: createdAt, expiresAt: expiresAt,
-                    series: seriesID.map { SeriesLink(seriesID: $0, index: seriesIndex ?? 0) })
+                    series: seriesID.map { SeriesLink(seriesID: $0, index: seriesIndex ?? 0) },
+                    bill: billID.map { BillLink(billID: $0, payers: billPayers ?? BillLink.payersRange.lowerBound) })
             } catch {
                 throw .corruptRecord(table: Self.databaseTableName, key: id.wireString, reason: error.description)
             }
@@ -149,6 +159,7 @@ extension PaymentRecord: FetchableRecord, PersistableRecord, WireUUIDRecord {
         case id, role, peerID, payeeID, payerID, amountMinor, currency, memo, category, state, confirmed, reason
         case reasonCode, createdAt, expiresAt, updatedAt, quoteCurrency, quoteMinor, quoteRate, quoteRatesAt
         case acceptedAt, paidAt, settledAt, paidMethod, paidReference, receipt, seriesID, seriesIndex, refundOf
+        case billID, billIndex, billPayers
     }
 
     /// The columns an update of an existing payment may change; the terms of a request never change.

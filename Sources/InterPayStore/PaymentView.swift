@@ -102,6 +102,23 @@ extension AppDatabase {
         LEFT JOIN peer ON peer.peerID = payment.peerID LEFT JOIN trustedPeer ON trustedPeer.peerID = payment.peerID
         """
 
+    /// The shares of `bills` (payments of this side's own bills), by bill, in the order their payers were named.
+    static func paymentViewsOfBills(_ bills: [UUID], in db: Database) throws -> [UUID: [PaymentView]] {
+        guard !bills.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: bills.count).joined(separator: ", ")
+        let rows = try Row.fetchAll(
+            db,
+            sql: paymentViewSelect
+                + " WHERE payment.role = 'payee' AND payment.billID IN (\(marks)) ORDER BY payment.billIndex",
+            arguments: StatementArguments(bills.map(\.wireString)))
+        var views: [UUID: [PaymentView]] = [:]
+        for row in rows {
+            let view = try paymentView(row)
+            if let bill = view.record.billID { views[bill, default: []].append(view) }
+        }
+        return views
+    }
+
     private static func paymentView(_ row: Row) throws -> PaymentView {
         PaymentView(
             record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"],

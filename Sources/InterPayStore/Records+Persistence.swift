@@ -62,7 +62,7 @@ extension PaymentRecord: LedgerRow {
         "id", "role", "peerID", "payeeID", "payerID", "amountMinor", "currency", "memo", "category", "state",
         "confirmed", "reason", "reasonCode", "createdAt", "expiresAt", "updatedAt", "quoteCurrency", "quoteMinor",
         "quoteRate", "quoteRatesAt", "acceptedAt", "paidAt", "settledAt", "paidMethod", "paidReference", "receipt",
-        "seriesID", "seriesIndex", "refundOf",
+        "seriesID", "seriesIndex", "refundOf", "billID", "billIndex", "billPayers",
     ]
     static let insertSQL = makeInsertSQL()
     static let selectSQL = makeSelectSQL()
@@ -98,6 +98,9 @@ extension PaymentRecord: LedgerRow {
             seriesID?.wireString,
             seriesIndex,
             refundOf?.wireString,
+            billID?.wireString,
+            billIndex,
+            billPayers,
         ]
     }
 
@@ -329,6 +332,9 @@ extension PaymentRecord {
         seriesID = try reader.optionalUUID("seriesID")
         seriesIndex = try reader.value("seriesIndex")
         refundOf = try reader.optionalUUID("refundOf")
+        billID = try reader.optionalUUID("billID")
+        billIndex = try reader.value("billIndex")
+        billPayers = try reader.value("billPayers")
     }
 }
 

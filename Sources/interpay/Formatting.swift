@@ -72,6 +72,17 @@ enum Formatting {
     }
 
     /// The short form of a payment or series ID that no answer shortened for us (`RecordShortID`).
+    /// A split bill on one line, as `split`, `bills`, `list` and `watch` show it: its short ID, state, total, how
+    /// its shares stand and what is left, and its memo.
+    static func bill(_ bill: BillInfo) -> String {
+        var counts = ["\(bill.accepted) accepted"]
+        if bill.pending > 0 { counts.append("\(bill.pending) pending") }
+        if bill.declined > 0 { counts.append("\(bill.declined) declined") }
+        return "bill \(bill.shortID.printable)  \(bill.state.rawValue)  \(bill.total.printable) "
+            + "\(bill.currency.printable)  \(bill.payers) payers: \(counts.joined(separator: ", ")); "
+            + "\(bill.left.printable) \(bill.currency.printable) left  \"\(bill.memo.printable)\""
+    }
+
     static func shortID(_ id: String) -> String {
         RecordShortID.tail(of: id.printable)
     }

@@ -29,7 +29,8 @@ struct Interpay: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Status.self, Peers.self, Pair.self, Untrust.self, Rename.self, Send.self, Accept.self, Reject.self,
-            Cancel.self, Paid.self, Received.self, Refund.self, ReceiptCommand.self, VerifyReceipt.self,
+            Cancel.self, Paid.self, Received.self, Refund.self, Split.self, Bills.self, CancelBill.self,
+            ReceiptCommand.self, VerifyReceipt.self,
             List.self, Show.self, Export.self, BackupCommand.self,
             Watch.self, History.self, Stats.self, Convert.self, Rates.self, Web.self,
             Subscribe.self, Approve.self, Decline.self, Unsubscribe.self, Subscriptions.self, Currency.self,

@@ -27,7 +27,10 @@ struct List: ParsableCommand {
         let params = ListParams(state: filter.state, direction: direction, peer: peer, limit: Int64(limit))
         let reply = try global.call(ControlAPI.list, params)
         let offers = global.json ? [] : waitingOffers()
+        let bills = global.json ? [] : openBills()
         global.output(reply) { result in
+            for bill in bills { print(Formatting.bill(bill)) }
+            if !bills.isEmpty { print("") }
             Formatting.paymentTable(result.payments)
             if !offers.isEmpty {
                 print("")
@@ -36,6 +39,17 @@ struct List: ParsableCommand {
                 )
                 SeriesCommand.table(offers)
             }
+        }
+    }
+
+    /// Our split bills with something still pending or refused, one line each above the payments (their shares
+    /// are among them).
+    private func openBills() -> [BillInfo] {
+        do {
+            return try global.call(ControlAPI.bills).value.bills.filter { $0.state == .open || $0.state == .partial }
+        } catch {
+            // Only a header: the payments are listed either way.
+            return []
         }
     }
 

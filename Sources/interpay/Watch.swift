@@ -95,6 +95,8 @@ struct Watch: ParsableCommand {
                 : "series \(series.state.rawValue)  \(id)  \(series.direction == .incoming ? "from" : "to") \(who)"
             return "\(time)  \(what): \(series.amount.printable) \(series.currency.printable) "
                 + "\(SeriesCommand.every(series))  \"\(series.memo.printable)\""
+        case .billUpdated(let bill):
+            return "\(time)  \(Formatting.bill(bill))"
         case .peerUp(let peer):
             return "\(time)  peer up    \(peer.label)"
         case .peerDown(let peer):

@@ -82,6 +82,9 @@ struct ReachedService: ControlService {
     func paid(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "paid") }
     func received(_ params: PaymentParams) async throws -> PaymentInfo { throw Reached(method: "received") }
     func refund(_ params: RefundParams) async throws -> PaymentInfo { throw Reached(method: "refund") }
+    func split(_ params: SplitParams) async throws -> BillInfo { throw Reached(method: "split") }
+    func bills() async throws -> BillList { throw Reached(method: "bills") }
+    func cancelBill(_ params: BillParams) async throws -> BillInfo { throw Reached(method: "cancel-bill") }
     func receipt(_ params: PaymentParams) async throws -> ReceiptInfo { throw Reached(method: "receipt") }
     func export(_ params: ExportParams) async throws -> PaymentList { throw Reached(method: "export") }
     func backup(_ params: BackupParams) async throws -> BackupInfo { throw Reached(method: "backup") }
@@ -113,14 +116,14 @@ struct ControlDispatchTests {
         if method == "convert" { return ["amount": "1", "from": "EUR", "to": "USD"] }
         return [
             "payment": "abcd", "peer": "bob", "name": "Bob", "amount": "1.00", "currency": "EUR", "every": "month",
-            "series": "abcd",
+            "series": "abcd", "payers": ["bob", "carol"], "bill": "abcd",
         ]
     }
 
     @Test("each method's route reaches the service's method of the same name, with its params read once")
     func everyRouteReachesItsMethod() async {
         let dispatcher = ControlDispatcher(ReachedService())
-        #expect(ControlAPI.routes.count == 28)
+        #expect(ControlAPI.routes.count == 31)
         for route in ControlAPI.routes {
             let name = route.method.name
             await #expect(throws: RPCError.internalError("reached \(name)")) {

@@ -74,8 +74,12 @@ struct ConfigurationTests {
                 time_zone = "America/New_York"
                 period_seconds = 4
                 accept_test_periods = true
+
+                [bills]
+                enabled = false
                 """)
         let configuration = effective.configuration
+        #expect(!configuration.bills)
         #expect(configuration.subscriptionTimeZone == "America/New_York")
         #expect(configuration.subscriptionPeriodSeconds == 4)
         #expect(!configuration.subscriptions)

@@ -71,7 +71,7 @@ struct GoldenJSONTests {
             try paymentRecord(), peerName: PeerName(announcedName: "bob", pinned: nil), converted: nil)
         #expect(
             try wire(ControlAPI.send, info)
-                == #"{"acceptedAt":null,"amount":"12.50","awaitingPayee":false,"category":"food","confirmed":true,"#
+                == #"{"acceptedAt":null,"amount":"12.50","awaitingPayee":false,"bill":null,"category":"food","confirmed":true,"#
                 + #""converted":null,"#
                 + #""createdAt":1700000000,"currency":"MXN","direction":"out","expiresAt":1700000900,"#
                 + #""id":"00000000-0000-4000-8000-000000000001","memo":"tacos","method":null,"minorUnits":1250,"#

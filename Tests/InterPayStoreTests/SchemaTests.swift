@@ -14,6 +14,7 @@ struct SchemaTests {
         "v12-write-path", "v13-pending-request-counts", "v14-series-approval-totals", "v15-retention",
         "v16-paired-names",
         "v17-refunds",
+        "v18-bills",
     ]
 
     @Test("migrations run on a fresh file, and again on the same file without change")
@@ -39,7 +40,7 @@ struct SchemaTests {
         }
         #expect(
             tables == [
-                "grdb_migrations", "ledgerPrune", "outbox", "pairingLockout", "payment", "paymentEvent", "peer",
+                "bill", "grdb_migrations", "ledgerPrune", "outbox", "pairingLockout", "payment", "paymentEvent", "peer",
                 "pendingRequestCount", "preference", "rateSnapshot",
                 "seenMessage", "sendKey", "series", "staticPin", "trustedPeer",
             ])

@@ -71,6 +71,7 @@ MSG_SETTLE = test_uuid("message-settle-1")
 MSG_SERIES = test_uuid("message-series-1")
 MSG_REFUND = test_uuid("message-refund-1")
 REFUND = test_uuid("refund-1")
+BILL = test_uuid("bill-1")
 SERIES = test_uuid("series-1")
 SERIES_NAMESPACE = uuid.UUID("6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5")
 PAIRING = test_uuid("pairing-1")
@@ -436,6 +437,11 @@ def valid_vectors():
     add("request-in-series", "A request for period 3 (the fourth) of a series; its payment ID is the UUIDv5 of "
         "the name '<seriesID>/3' in the series namespace 6b3f1c52-8e2a-4d7b-9a61-0c4e2f8813d5 (§8.6).",
         request(in_series, msg=str(uuid.uuid5(SERIES_NAMESPACE, SERIES + "/3/request"))))
+    share = payment({"currency": "EUR", "minorUnits": 3334}, memo="Dinner")
+    share["bill"] = {"billID": BILL, "payers": 3}
+    add("request-bill-share", "A request that is one share of a split bill of 3 payers: 33.34 EUR of 100.00 "
+        "(§8.8: 33.33 each, the cent left to the first payer named); the member names the bill and how many pay, "
+        "never who.", request(share))
     # ping / pong / close
     add("ping-zero", "Keepalive ping with nonce 0.", {"type": "ping", "nonce": 0})
     add("ping-max-nonce", "Keepalive ping with the largest nonce 9223372036854775807.",
@@ -793,6 +799,12 @@ def invalid_vectors():
          series("end", offer=series_offer()), "invalid-field")
     addj("request-series-negative-index", "request whose series index is negative.",
          req_with(series={"seriesID": SERIES, "index": -1}), "invalid-field")
+    addj("request-bill-one-payer", "request whose bill has 1 payer (a bill has 2 to 32).",
+         req_with(bill={"billID": BILL, "payers": 1}), "invalid-field")
+    addj("request-bill-33-payers", "request whose bill has 33 payers.",
+         req_with(bill={"billID": BILL, "payers": 33}), "invalid-field")
+    addj("request-bill-without-id", "request whose bill member has no billID.", req_with(bill={"payers": 3}),
+         "missing-field")
     return v
 
 

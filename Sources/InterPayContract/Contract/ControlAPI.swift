@@ -32,6 +32,12 @@ public enum ControlAPI {
     public static let received = ControlMethod<PaymentParams, PaymentInfo>("received", web: .post)
     /// `refund {payment, amount?, memo?}`: the payee gives back all or part of an accepted payment.
     public static let refund = ControlMethod<RefundParams, PaymentInfo>("refund", web: .post)
+    /// `split`: ask several payers for their shares of one bill.
+    public static let split = ControlMethod<SplitParams, BillInfo>("split", web: .post)
+    /// `bills`: this daemon's split bills, newest first.
+    public static let bills = ControlMethod<NoParams, BillList>("bills", web: .get)
+    /// `cancel-bill {bill}`: cancel a bill's pending shares.
+    public static let cancelBill = ControlMethod<BillParams, BillInfo>("cancel-bill", web: .post)
     /// `receipt {payment}`: a settled payment's signed receipt.
     public static let receipt = ControlMethod<PaymentParams, ReceiptInfo>("receipt", web: .post)
     /// `export`: payments for the books, oldest first (only on the control socket: the CLI writes the file).

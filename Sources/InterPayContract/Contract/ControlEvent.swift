@@ -19,6 +19,8 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case paymentUpdated(PaymentInfo)
         /// A subscription changed.
         case seriesUpdated(SeriesInfo)
+        /// A share of one of this daemon's split bills changed: the bill as it is now.
+        case billUpdated(BillInfo)
         /// A session with a peer came up.
         case peerUp(EventPeer)
         /// A session with a peer ended.
@@ -42,6 +44,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
             case .requestReceived: "request-received"
             case .paymentUpdated: "payment-updated"
             case .seriesUpdated: "series-updated"
+            case .billUpdated: "bill-updated"
             case .peerUp: "peer-up"
             case .peerDown: "peer-down"
             case .pairingRequested: "pairing-requested"
@@ -92,7 +95,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case event, at, payment, series, peer, message, attempt, code, expiresAt, reason, failures, attemptsLeft
+        case event, at, payment, series, bill, peer, message, attempt, code, expiresAt, reason, failures, attemptsLeft
         case lockedUntil
     }
 
@@ -106,6 +109,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case "request-received": kind = .requestReceived(try container.decode(PaymentInfo.self, forKey: .payment))
         case "payment-updated": kind = .paymentUpdated(try container.decode(PaymentInfo.self, forKey: .payment))
         case "series-updated": kind = .seriesUpdated(try container.decode(SeriesInfo.self, forKey: .series))
+        case "bill-updated": kind = .billUpdated(try container.decode(BillInfo.self, forKey: .bill))
         case "peer-up": kind = .peerUp(try peer())
         case "peer-down": kind = .peerDown(try peer())
         case "pairing-requested":
@@ -140,6 +144,8 @@ public struct ControlEvent: Codable, Sendable, Equatable {
             try container.encode(payment, forKey: .payment)
         case .seriesUpdated(let series):
             try container.encode(series, forKey: .series)
+        case .billUpdated(let bill):
+            try container.encode(bill, forKey: .bill)
         case .peerUp(let peer), .peerDown(let peer), .paired(let peer):
             try container.encode(peer, forKey: .peer)
         case .pairingRequested(let peer, let message):

@@ -100,6 +100,54 @@ public struct PaymentParams: Codable, Sendable, Equatable {
     }
 }
 
+/// `{payers, amount?, shares?, currency, memo?, category?, expiresInSeconds?, decimalSeparator?}` (`split`): the
+/// total `amount` split evenly among `payers` (PROTOCOL.md §8.8), or one of `shares` per payer, in their order
+/// (`amount`, when given too, must be their sum).
+public struct SplitParams: Codable, Sendable, Equatable {
+    /// The payers: peer IDs, ID prefixes or names, each once, 2 to 32.
+    public var payers: [String]
+    /// The total, a decimal amount.
+    public var amount: String?
+    /// Each payer's share, decimal amounts in the order of `payers`.
+    public var shares: [String]?
+    /// The ISO 4217 code.
+    public var currency: String
+    /// What it is for.
+    public var memo: String?
+    /// A category for statistics.
+    public var category: String?
+    /// How long each share's request stays open (default 900).
+    public var expiresInSeconds: Int64?
+    /// How the writer's locale separates decimals (as `SendParams.decimalSeparator`).
+    public var decimalSeparator: DecimalSeparator?
+
+    /// Params.
+    public init(
+        payers: [String], amount: String? = nil, shares: [String]? = nil, currency: String, memo: String? = nil,
+        category: String? = nil, expiresInSeconds: Int64? = nil, decimalSeparator: DecimalSeparator? = nil
+    ) {
+        self.payers = payers
+        self.amount = amount
+        self.shares = shares
+        self.currency = currency
+        self.memo = memo
+        self.category = category
+        self.expiresInSeconds = expiresInSeconds
+        self.decimalSeparator = decimalSeparator
+    }
+}
+
+/// `{bill}` (`cancel-bill`).
+public struct BillParams: Codable, Sendable, Equatable {
+    /// The bill: its ID or a unique part of it.
+    public var bill: String
+
+    /// Params.
+    public init(bill: String) {
+        self.bill = bill
+    }
+}
+
 /// `{payment, amount?, memo?, decimalSeparator?}` (`refund`).
 public struct RefundParams: Codable, Sendable, Equatable {
     /// The payment refunded: its ID or a unique part of it.

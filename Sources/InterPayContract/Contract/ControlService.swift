@@ -29,6 +29,12 @@ public protocol ControlService: Sendable {
     func received(_ params: PaymentParams) async throws -> PaymentInfo
     /// `refund {payment, amount?, memo?}`: the payee gives back all or part of an accepted payment.
     func refund(_ params: RefundParams) async throws -> PaymentInfo
+    /// `split`: ask several payers for their shares of one bill.
+    func split(_ params: SplitParams) async throws -> BillInfo
+    /// `bills`: this daemon's split bills, newest first.
+    func bills() async throws -> BillList
+    /// `cancel-bill {bill}`: cancel a bill's pending shares.
+    func cancelBill(_ params: BillParams) async throws -> BillInfo
     /// `receipt {payment}`: a settled payment's signed receipt.
     func receipt(_ params: PaymentParams) async throws -> ReceiptInfo
     /// `export`: payments for the books, oldest first.
@@ -111,6 +117,9 @@ extension ControlAPI {
         paid.route { try await $0.paid($1) },
         received.route { try await $0.received($1) },
         refund.route { try await $0.refund($1) },
+        split.route { try await $0.split($1) },
+        bills.route { service, _ in try await service.bills() },
+        cancelBill.route { try await $0.cancelBill($1) },
         receipt.route { try await $0.receipt($1) },
         export.route { try await $0.export($1) },
         backup.route { try await $0.backup($1) },

@@ -64,6 +64,8 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
     @Nullable public var series: PaymentSeriesLink?
     /// For a refund, the ID of the payment it gives money back of (PROTOCOL.md §8.7).
     @Nullable public var refundOf: String?
+    /// The split bill the payment is a share of (PROTOCOL.md §8.8).
+    @Nullable public var bill: PaymentBillLink?
     /// The sum of the refunds of this payment so far, a decimal string; null when it carries none (or in an event).
     @Nullable public var refunded: String?
     /// What this side may still refund of it (`interpay refund` without an amount gives this): only for a payment of
@@ -81,7 +83,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         memo: String, category: String?, state: PaymentState, confirmed: Bool, reason: String?, reasonCode: String?,
         converted: ConvertedAmount?, quote: Conversion?, createdAt: Int64, expiresAt: Int64, updatedAt: Int64,
         acceptedAt: Int64?, paidAt: Int64?, settledAt: Int64?, method: String?, reference: String?, receipt: Bool,
-        series: PaymentSeriesLink?, refundOf: String? = nil, queued: Bool? = nil
+        series: PaymentSeriesLink?, refundOf: String? = nil, bill: PaymentBillLink? = nil, queued: Bool? = nil
     ) {
         self.id = id
         self.shortID = shortID
@@ -110,6 +112,7 @@ public struct PaymentInfo: Codable, Sendable, Equatable {
         self.receipt = receipt
         self.series = series
         self.refundOf = refundOf
+        self.bill = bill
         self.refunded = nil
         self.refundable = nil
         self.queued = queued

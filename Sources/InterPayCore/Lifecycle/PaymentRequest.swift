@@ -22,11 +22,13 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
     public let expiresAt: Timestamp
     /// The subscription series and period this request belongs to (PROTOCOL.md §8.6), nil for a one-off request.
     public let series: SeriesLink?
+    /// The split bill this request is a share of (PROTOCOL.md §8.8), nil for any other request.
+    public let bill: BillLink?
 
     /// Builds a request, checking every rule a peer would check.
     public init(
         id: UUID, payee: PeerID, payer: PeerID, amount: Money, memo: String, category: String?,
-        createdAt: Timestamp, expiresAt: Timestamp, series: SeriesLink? = nil
+        createdAt: Timestamp, expiresAt: Timestamp, series: SeriesLink? = nil, bill: BillLink? = nil
     ) throws(PaymentRequestError) {
         try PaymentRequest.checkTerms(payee: payee, payer: payer, amount: amount, memo: memo, category: category)
         guard expiresAt > createdAt else { throw .expiresBeforeCreated }
@@ -39,6 +41,7 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.series = series
+        self.bill = bill
     }
 
     /// The rules a request and a subscription's terms share: two different peers, a positive amount, a memo and a
@@ -66,7 +69,7 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
     }
 
     fileprivate enum CodingKeys: String, CodingKey {
-        case id, payee, payer, amount, memo, category, createdAt, expiresAt, series
+        case id, payee, payer, amount, memo, category, createdAt, expiresAt, series, bill
     }
 
     public init(from decoder: any Decoder) throws {
@@ -81,7 +84,8 @@ public struct PaymentRequest: Sendable, Hashable, Codable, Identifiable {
                 category: try container.decodeTextIfPresent(forKey: .category, length: 1...Limits.maxCategoryLength),
                 createdAt: try container.decode(Timestamp.self, forKey: .createdAt),
                 expiresAt: try container.decode(Timestamp.self, forKey: .expiresAt),
-                series: try container.decodeIfPresent(SeriesLink.self, forKey: .series))
+                series: try container.decodeIfPresent(SeriesLink.self, forKey: .series),
+                bill: try container.decodeIfPresent(BillLink.self, forKey: .bill))
         } catch let error as PaymentRequestError {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath + [error.codingKey], debugDescription: error.description))

@@ -88,7 +88,8 @@ public enum Daemon {
                     // Refunds carry a refund receipt: they come with receipts.
                     + (configuration.receipts
                         ? [PaymentMessage.receiptsCapability, PaymentMessage.refundsCapability] : [])
-                    + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : []),
+                    + (configuration.subscriptions ? [PaymentMessage.subscriptionsCapability] : [])
+                    + (configuration.bills ? [BillLink.capability] : []),
                 agent: "interpayd/\(configuration.version)", handshakeTimeout: configuration.handshakeTimeout,
                 keepaliveInterval: configuration.keepaliveInterval, maxFrameSize: configuration.maxFrameSize,
                 maxUnauthenticated: configuration.maxUnauthenticated, maxSessions: configuration.maxSessions,

@@ -200,5 +200,6 @@ extension ConfigKey {
             default: .unset("calendar weeks, months and years", example: 60)
         ) { $0.subscriptionPeriodSeconds = Int64($1) },
         .bool("subscriptions.accept_test_periods", default: .value(false)) { $0.acceptTestPeriods = $1 },
+        .bool("bills.enabled", default: .value(true)) { $0.bills = $1 },
     ]
 }

@@ -87,6 +87,9 @@ public struct DaemonConfiguration: Sendable {
     /// Whether `hello` announces the `subscriptions` capability. Off only to stand in for a daemon that predates
     /// them.
     public var subscriptions: Bool = true
+    /// Whether `hello` announces the `bills` capability (a share of a split bill keeps its link to the bill). Off
+    /// only to stand in for a daemon that predates them: its shares arrive as plain requests.
+    public var bills: Bool = true
     /// Fixed-length subscription periods, in seconds, instead of calendar ones (`[subscriptions] period_seconds`):
     /// for demonstrations and tests that cannot wait a week. Nil: calendar weeks, months and years.
     public var subscriptionPeriodSeconds: Int64?

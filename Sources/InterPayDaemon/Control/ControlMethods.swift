@@ -419,7 +419,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     }
 
     /// The name a listed payment's peer is shown under: the live session's name first, as `PeerName.all` does.
-    private func peerName(_ view: PaymentView) -> PeerName {
+    func peerName(_ view: PaymentView) -> PeerName {
         let announced = sessions.session(with: view.record.peerID)?.name ?? view.announcedName
         return PeerName(announcedName: announced, pinned: view.pinnedName, pairedName: view.pairedName)
     }
@@ -651,7 +651,10 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             series: record.seriesID.map {
                 PaymentSeriesLink(id: $0.wireString, period: Int64(record.seriesIndex ?? 0))
             },
-            refundOf: record.refundOf?.wireString)
+            refundOf: record.refundOf?.wireString,
+            bill: record.billID.map { id in
+                PaymentBillLink(id: id.wireString, payers: Int64(record.billPayers ?? 0))
+            })
     }
 }
 

@@ -64,7 +64,8 @@ struct DesktopNotification: Sendable, Equatable {
             return DesktopNotification(
                 summary: "Pairing code",
                 body: "Pairing with \(peer.label): your code is \(code); check that the other screen shows it")
-        case .paymentUpdated, .peerUp, .peerDown, .pairingStarted, .paired, .pairingFailed, .pairingLocked:
+        case .paymentUpdated, .billUpdated, .peerUp, .peerDown, .pairingStarted, .paired, .pairingFailed,
+            .pairingLocked:
             return nil
         }
     }

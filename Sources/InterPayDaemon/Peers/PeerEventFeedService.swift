@@ -1,3 +1,4 @@
+import Foundation
 import InterPayContract
 import InterPayControl
 import InterPayCore
@@ -52,6 +53,10 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
                 let kind: ControlEvent.Kind =
                     if case .requestReceived = event { .requestReceived(payment) } else { .paymentUpdated(payment) }
                 publish(kind)
+                // A share of one of our bills: the bill as it stands now, one row for `watch` and the Split page.
+                if let bill = record.billID, record.role == .payee, let info = await billInfo(bill) {
+                    publish(.billUpdated(info))
+                }
             case .seriesUpdated(let series):
                 let view = SeriesView(
                     series: series, instances: 0, accepted: 0, paid: 0, announcedName: nil, pinnedName: nil)
@@ -116,6 +121,20 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
         // A stored amount was checked when stored; one that no longer reads is shown without a conversion.
         guard let amount = try? record.amount else { return nil }
         return await conversions.quote(amount)
+    }
+
+    /// One of our bills as the control methods show it, or nil when it cannot be read (the event is left out).
+    private func billInfo(_ id: UUID) async -> BillInfo? {
+        do {
+            guard let view = try await database.billViews(limit: 1, id: id).first else { return nil }
+            let names = try await PeerName.all(database: database, sessions: sessions)
+            return ControlMethods.info(
+                view, peerName: { names[$0.record.peerID] ?? PeerName(announcedName: nil, pinned: nil) },
+                convert: { _ in nil })
+        } catch {
+            logger.error("could not read a bill for an event", metadata: ["bill": "\(id)", "error": "\(error)"])
+            return nil
+        }
     }
 
     /// The name `peer` is shown under (`PeerName`); nil if the ledger cannot say, and the event shows no name.

@@ -181,6 +181,12 @@ extension PaymentEngine {
         }
         var (lifecycle, actions) = PaymentLifecycle.receivedRequest(payment, messageID: frame.messageID, now: now)
         var record = PaymentRecord(request: payment, lifecycle: lifecycle, now: now)
+        if payment.bill != nil, !link.shares(BillLink.capability, on: session) {
+            // A `bill` member on a session without `bills` is a member this session does not know (PROTOCOL.md §14,
+            // §8.8): an ordinary request. With it, the link is kept with this payee's payment only.
+            record.billID = nil
+            record.billPayers = nil
+        }
         let linked = payment.series != nil && link.shares(PaymentMessage.subscriptionsCapability, on: session)
         if payment.series != nil, !linked {
             // A `series` member on a session without `subscriptions` is a member this session does not know

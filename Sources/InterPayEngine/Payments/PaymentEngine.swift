@@ -167,6 +167,8 @@ public final class PaymentEngine: Sendable {
         var record: PaymentRecord?
         /// For series commands: the series as the step left it.
         var series: SeriesRecord?
+        /// For bill commands: the bill's shares as the step left them.
+        var bill: [PaymentRecord]?
         /// For local commands: why the command failed (its step may still have committed).
         var refusal: EngineError?
         /// Set when the transaction failed: nothing of the step is stored.
