@@ -88,7 +88,7 @@ build-tests: deps
 RUN_SCENARIOS := IntegrationTests/run
 HOSTILE := $(patsubst IntegrationTests/hostile/scenario_%.py,hostile/%,$(wildcard IntegrationTests/hostile/scenario_*.py))
 SCENARIOS := soak hostile/sessions hostile/flood crash partition hostile/pairing discovery-swift \
-	bad-input payments web receipts refunds subscriptions metrics backup notifications discovery discovery-flood avahi-restart segments shutdown shutdown-lan \
+	bad-input payments web receipts refunds bills subscriptions metrics backup notifications discovery discovery-flood avahi-restart segments shutdown shutdown-lan \
 	$(filter-out hostile/sessions hostile/flood hostile/pairing,$(HOSTILE)) sandbox-selftest service
 CHECK_SCENARIOS := payments receipts subscriptions bad-input $(HOSTILE) service
 SCENARIO_JOBS ?= 3
