@@ -130,7 +130,7 @@ def card_state(driver, payment, section):
         "return c ? c.dataset.state : null;", section, payment)
 
 
-PAGES = ["nearby", "request", "inbox", "subscriptions", "history", "sales", "converter", "profile"]
+PAGES = ["nearby", "request", "inbox", "subscriptions", "split", "history", "sales", "converter", "profile"]
 
 
 def audit_pages(driver, language):
@@ -373,6 +373,28 @@ def alice():
         check([(p["minorUnits"], p["state"], p["memo"]) for p in refunds] == [(250, "settled", "one short")],
               f"the ledger holds the refund, settled and linked to the payment ({refunds})")
         shot(driver, "inbox-alice-refund")
+        # A split bill in the browser (PROTOCOL.md §8.8): 30.01 MXN between bob and carol, which the daemon splits to
+        # the cent (15.01 and 15.00); its card says what is left; cancelling it cancels both pending shares.
+        driver.get(driver.current_url.split("#")[0] + "#split")
+        check(wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#split-payers input.split-payer")) >= 2,
+                   10, "payers to choose"), "the Split page offers bob and carol as payers")
+        for box in driver.find_elements(By.CSS_SELECTOR, "#split-payers input.split-payer"):
+            box.click()
+        driver.find_element(By.ID, "split-amount").send_keys("30.01")
+        driver.find_element(By.ID, "split-currency").clear()
+        driver.find_element(By.ID, "split-currency").send_keys("MXN")
+        driver.find_element(By.ID, "split-memo").send_keys("tacos for two")
+        driver.find_element(By.ID, "split-send").click()
+        check(wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#bill-list li[data-state='open']"), 10,
+                   "the bill"), "alice splits 30.01 MXN between bob and carol in the browser: the bill is open")
+        bills = interpay("bills")["bills"]
+        amounts = sorted(s["amount"] for s in bills[0]["shares"]) if bills else []
+        check(amounts == ["15.00", "15.01"] and bills[0]["left"] == "30.01",
+              f"the daemon split it to the cent, 15.01 and 15.00, all of it left ({amounts})")
+        shot(driver, "split-alice")
+        driver.execute_script("document.querySelector('#bill-list li button.cancel-bill').click()")
+        check(wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#bill-list li[data-state='failed']"), 10,
+                   "the bill cancelled"), "Cancel on the bill's card cancels both pending shares: failed")
         audit_pages(driver, "en")
         other_port_server(driver)
         signal("alice-done")

@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.bash"
 need_binaries daemon cli
 need_tools /usr/bin/chromium /usr/bin/chromedriver
 python3 -c 'import selenium' 2>/dev/null || die "no selenium module; run scripts/install-deps"
-in_sandbox 2 "$@"
+in_sandbox 3 "$@"
 make_work
 log_lines=30
 daemon_log_level=info
@@ -45,6 +45,9 @@ done
 start_daemon 1 alice --rates-url "$rates" --currency USD --web 127.0.0.1:0
 start_daemon 2 bob --rates-url "$rates"
 sessions_between alice bob
+# carol, a third table guest for the Split page, has no browser of her own.
+start_daemon 3 carol
+sessions_between alice carol
 eventually 10 on bob web --no-open || fail "bob's web app is not listening"
 
 echo "== browsers"

@@ -687,6 +687,58 @@ async function loadSubscriptions() {
   $("series-list").replaceChildren(...series.map(seriesCard));
 }
 
+/**
+ * The Split page (PROTOCOL.md §8.8): a check box for each peer with a session (paired first), the total and its
+ * currency; the daemon splits it to the cent and sends one request each. Below, each bill as the daemon states it:
+ * its state, what was collected and what is left, each share with its payer and state, and a Cancel action while
+ * shares are pending. Redrawn on every event, as every page is.
+ */
+async function loadSplit() {
+  await loadNearby();
+  const box = $("split-payers");
+  const chosen = new Set([...box.querySelectorAll("input:checked")].map((input) => input.value));
+  const offered = peers.filter((peer) => peer.session === "up")
+    .sort((a, b) => Number(isPaired(b)) - Number(isPaired(a)) || peerLabel(a).localeCompare(peerLabel(b)));
+  box.replaceChildren(box.querySelector("legend"), ...offered.map((peer) => {
+    const input = element("input", undefined, { type: "checkbox", value: peer.id, class: "split-payer" });
+    input.checked = chosen.has(peer.id);
+    const label = element("label", undefined, isPaired(peer) ? {} : { class: "unverified" });
+    label.append(input, element("span", peerLabel(peer)));
+    return label;
+  }));
+  if (!$("split-currency").value) $("split-currency").value = preferred || "MXN";
+  const { bills } = await api("bills");
+  $("bill-list").replaceChildren(...bills.map(billCard));
+  $("bill-list-empty").hidden = bills.length > 0;
+}
+
+function billCard(bill) {
+  const item = element("li", undefined, { "data-bill": bill.id, "data-state": bill.state });
+  item.append(element("div", `${money(bill.minorUnits, bill.currency)} · ${bill.memo}`, { class: "amount" }),
+    element("div", `${t("state")}: ${t(bill.state)}`, { class: "state" }),
+    element("div", `${t("collected")}: ${bill.collected} ${bill.currency} · ${t("left")}: ${bill.left} ${bill.currency}`,
+      { class: "bill-left" }),
+    element("div", bill.shortID, { class: "mono muted short-id" }));
+  const shares = element("ul", undefined, { class: "shares" });
+  shares.append(...bill.shares.map((share) => element("li",
+    `${peerLabel(share.peer)}: ${money(share.minorUnits, share.currency)} · ${stateText(share)}`,
+    { "data-payment": share.id, "data-state": share.state })));
+  item.append(shares);
+  if (bill.pending > 0) {
+    item.append(button("cancelBill", "cancel-bill", "secondary", () => act("cancel-bill", { bill: bill.id }, loadSplit)));
+  }
+  return item;
+}
+
+async function splitBill(event) {
+  event.preventDefault();
+  const payers = [...$("split-payers").querySelectorAll("input:checked")].map((input) => input.value);
+  const bill = await act("split", { payers, amount: $("split-amount").value,
+    currency: $("split-currency").value.trim().toUpperCase(), memo: $("split-memo").value,
+    decimalSeparator: decimalSeparator() }, loadSplit);
+  if (bill) for (const id of ["split-amount", "split-memo"]) $(id).value = "";
+}
+
 async function offerSeries(event) {
   event.preventDefault();
   const params = { peer: $("offer-peer").value, amount: $("offer-amount").value, currency:
@@ -703,7 +755,7 @@ async function offerSeries(event) {
 }
 
 const pages = { nearby: loadNearby, request: loadRequest, inbox: loadInbox, subscriptions: loadSubscriptions,
-  history: loadHistory, sales: loadSales, converter: loadConverter, profile: loadProfile };
+  split: loadSplit, history: loadHistory, sales: loadSales, converter: loadConverter, profile: loadProfile };
 
 async function show() {
   const page = (location.hash || "#inbox").slice(1);
@@ -800,6 +852,7 @@ $("request-amount").addEventListener("input", checkAmount);
 $("request-currency").addEventListener("input", checkAmount);
 $("history-form").addEventListener("change", loadHistory);
 $("offer-form").addEventListener("submit", offerSeries);
+$("split-form").addEventListener("submit", splitBill);
 $("sales-period").addEventListener("change", loadSales);
 $("convert-form").addEventListener("submit", convert);
 $("currency-form").addEventListener("submit", saveCurrency);
