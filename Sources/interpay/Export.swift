@@ -23,14 +23,17 @@ struct Export: ParsableCommand {
             (--account; {peer} is the peer's short ID, {name} its name made into an account name) from \
             income:interpay:CATEGORY; a purchase moves it from the peer's account into expenses:interpay:CATEGORY \
             (Income:InterPay:… and Expenses:InterPay:… for beancount). The quote kept when a payment was accepted is \
-            a price of its currency on that day. 'hledger -f FILE check' and 'bean-check FILE' accept the result.
+            a price of its currency on that day. A refund (refund_of: the payment it gives money back of) is booked \
+            against that payment's income or expenses, so a sale refunded in full nets to nothing; a share of a \
+            split bill names its bill (bill_id). 'hledger -f FILE check' and 'bean-check FILE' accept the result.
             """)
 
     /// The columns, in order; the JSON form uses the same names.
     static let columns = [
         "id", "direction", "peer_id", "peer_name", "amount", "currency", "memo", "category", "state", "confirmed",
         "created_at", "expires_at", "accepted_at", "paid_at", "settled_at", "method", "reference", "quote_amount",
-        "quote_currency", "quote_rate", "quote_rates_at", "receipt", "peer_short_id", "peer_trust",
+        "quote_currency", "quote_rate", "quote_rates_at", "receipt", "peer_short_id", "peer_trust", "refund_of",
+        "bill_id",
     ]
 
     @OptionGroup var global: GlobalOptions
@@ -149,6 +152,7 @@ struct Export: ParsableCommand {
             time(payment.expiresAt), time(payment.acceptedAt), time(payment.paidAt), time(payment.settledAt),
             payment.method, payment.reference, quote?.amount, quote?.currency, quote?.rate,
             time(quote?.ratesUpdatedAt), String(payment.receipt), payment.peer.shortID, payment.peer.trust.rawValue,
+            payment.refundOf, payment.bill?.id,
         ]
     }
 

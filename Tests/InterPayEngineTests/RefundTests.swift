@@ -98,6 +98,36 @@ struct RefundTests {
         await old.stop()
     }
 
+    @Test(
+        "a refund of an accepted payment crossing the payer's late paid: the original paid, the refund settled, both sides"
+    )
+    func refundCrossesPaid() async throws {
+        let alice = try MemoryNode("alice", signer: ReceiptSigner(), capabilities: Self.both)
+        let bob = try MemoryNode("bob", capabilities: Self.both)
+        MemoryLink.connect(alice.link, bob.link)
+        await eventually("both sides hold the session") { alice.link.session(with: bob.id) != nil }
+        let record = try await alice.engine.request(
+            from: bob.id, amount: try Self.thirty(), memo: "shoes", category: nil, expiresIn: 600, wait: .seconds(10))
+        _ = try await bob.engine.decide(.accept, paymentID: record.id, wait: .seconds(10))
+        MemoryLink.disconnect(alice.link, bob.link)
+        await eventually("the session is gone") { bob.link.session(with: alice.id) == nil }
+        // Both act while apart: bob's paid and alice's refund cross when the session comes back (§8.7).
+        let paid = try await bob.engine.markPaid(paymentID: record.id, method: .cash, reference: nil, wait: .zero)
+        #expect(paid.state == .paid && !paid.confirmed)
+        let refund = try await alice.engine.refund(paymentID: record.id, amount: "30.00", memo: "returned at once")
+        MemoryLink.connect(alice.link, bob.link)
+        await eventually("bob's paid is confirmed and he holds the refund") {
+            let original = try? await bob.database.payment(id: record.id)
+            let theirs = try? await bob.database.payment(id: refund.id)
+            return original?.state == .paid && original?.confirmed == true && theirs?.state == .settled
+        }
+        #expect(try await alice.database.payment(id: record.id)?.state == .paid)
+        #expect(try await alice.database.refundTotals(of: record.id) == RefundTotals(count: 1, minor: 30_00))
+        #expect(try await bob.database.refundTotals(of: record.id) == RefundTotals(count: 1, minor: 30_00))
+        await alice.stop()
+        await bob.stop()
+    }
+
     @Test("a refund given while the payer is away reaches it on the next session")
     func refundWhileAway() async throws {
         let alice = try MemoryNode("alice", signer: ReceiptSigner(), capabilities: Self.both)
