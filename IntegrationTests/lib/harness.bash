@@ -267,9 +267,15 @@ sys.exit(0 if any(p["name"] == sys.argv[1] and p["trust"]["pairing"] == "request
 # reads the code PEER's daemon shows, and both confirm it. PASS when both show each other paired; else FAIL, and the
 # scenario ends (what follows needs them paired).
 pair() {
-    local code
-    on "$1" pair "$2" >/dev/null || true
-    eventually 10 pairing_requested "$2" "$1" || true
+    local code attempt
+    # Started again (up to three times) if the request never shows: a session replaced just then (both daemons
+    # dialed at once) makes the first start fail as unreachable.
+    for attempt in 1 2 3; do
+        on "$1" pair "$2" >/dev/null || true
+        if eventually 10 pairing_requested "$2" "$1"; then break; fi
+        echo "pairing $1 with $2: the request did not show (attempt $attempt); starting again"
+        eventually 10 session_up "$1" "$2" || true
+    done
     code=$(on "$2" pair "$1" --json | json_get trust.code 2>/dev/null || true)
     on "$2" pair "$1" --code "$code" >/dev/null 2>&1 || true
     on "$1" pair "$2" --code "$code" >/dev/null 2>&1 || true
