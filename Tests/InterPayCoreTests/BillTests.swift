@@ -65,6 +65,26 @@ struct BillTests {
         }
     }
 
+    @Test("every combination of three shares matches the table in the fixtures (Fixtures/bill-states.txt, §8.8)")
+    func fixtureTable() throws {
+        let url = RepositoryFiles.root.appending(path: "Tests/InterPayCoreTests/Fixtures/bill-states.txt")
+        let expected = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        var actual: [String] = []
+        for a in PaymentState.allCases {
+            for b in PaymentState.allCases {
+                for c in PaymentState.allCases {
+                    let states = [a, b, c]
+                    let cancel = BillState.sharesToCancel(states).map(String.init).joined(separator: ",")
+                    actual.append(
+                        "\(a.rawValue) \(b.rawValue) \(c.rawValue) => \(BillState(shares: states).rawValue) "
+                            + (cancel.isEmpty ? "-" : cancel))
+                }
+            }
+        }
+        #expect(actual.count == 343 && expected.count == actual.count)
+        for (want, got) in zip(expected, actual) { #expect(String(want) == got) }
+    }
+
     @Test("a share's bill member: 2 to 32 payers on the wire")
     func member() throws {
         let good = Data(#"{"billID":"01a22930-33a5-7061-9cf7-d5dc20d1b18f","payers":3}"#.utf8)

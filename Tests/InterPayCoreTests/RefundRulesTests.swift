@@ -42,6 +42,45 @@ struct RefundRulesTests {
         }
     }
 
+    @Test("every case matches the table in the fixtures (Fixtures/refund-rules.txt, written from PROTOCOL.md §8.7)")
+    func fixtureTable() throws {
+        let url = RepositoryFiles.root.appending(path: "Tests/InterPayCoreTests/Fixtures/refund-rules.txt")
+        let expected = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        var actual: [String] = []
+        for side in ["give", "take"] {
+            for role in [PaymentRole.payee, .payer] {
+                for state in PaymentState.allCases {
+                    for (refunded, count) in [(Int64(0), 0), (1_000, 1), (3_000, 2), (2_900, 16)] {
+                        let original = RefundRules.Original(
+                            role: role, state: state, amount: Self.eur, refundedMinor: refunded, refunds: count)
+                        for minor in [Int64(1), 100, 2_000, 2_001, 3_000] {
+                            for code in ["EUR", "USD"] {
+                                let amount = Money(minorUnits: minor, currency: try CurrencyCode(code))
+                                let refusal =
+                                    side == "give"
+                                    ? RefundRules.give(amount, of: original) : RefundRules.take(amount, of: original)
+                                let verdict =
+                                    switch refusal {
+                                    case nil: "ok"
+                                    case .wrongRole: "role"
+                                    case .notAccepted: "not-accepted"
+                                    case .otherCurrency: "currency"
+                                    case .tooMany: "too-many"
+                                    case .exceedsLeft(let left): "exceeds:\(left.minorUnits)"
+                                    }
+                                actual.append(
+                                    "\(side) \(role.rawValue) \(state.rawValue) \(refunded)/\(count) \(minor) \(code) => "
+                                        + verdict)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(actual.count == 1_120 && expected.count == actual.count)
+        for (want, got) in zip(expected, actual) { #expect(String(want) == got) }
+    }
+
     @Test("what is left, and the words of each refusal")
     func words() throws {
         let original = RefundRules.Original(
