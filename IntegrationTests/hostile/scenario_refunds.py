@@ -159,6 +159,10 @@ def run(h):
             "a refund with a receipt of other terms is taken (the payee's word)")
     h.check(refunds_of(alice, second) == [(refund_id, 8_00, False)],
             "its receipt (800.00 EUR signed for 8.00) is not kept: %s" % refunds_of(alice, second))
+    receipt = alice.interpay("receipt", refund_id)
+    h.check(receipt.returncode == 4 and "refused" in receipt.stdout + receipt.stderr,
+            "interpay receipt says the refund's receipt was refused, and why (exit %d)" % receipt.returncode,
+            (receipt.stdout + receipt.stderr)[-300:])
     conn.close()
 
     # On a session that did not announce `refunds`.

@@ -312,17 +312,20 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             let why: String
             switch record.state {
             case .settled:
+                // A receipt comes from the peer to the payer of a payment, and to the payee of a refund (the refunded
+                // payment's payee signs it).
+                let received = (record.role == .payer) == (record.refundOf == nil)
                 let refusal =
-                    record.role == .payer
+                    received
                     ? Self.receiptRefusal(in: try await database.paymentDetail(idPrefix: record.id.wireString).events)
                     : nil
                 why =
                     if let refusal {
                         "the payee's receipt was refused: \(refusal)"
                     } else {
-                        record.role == .payee
-                            ? "it was settled without one"
-                            : "the payee's daemon sent none (it may not support receipts)"
+                        received
+                            ? "the payee's daemon sent none (it may not support receipts)"
+                            : "it was settled without one"
                     }
             case .accepted, .paid:
                 let capable = sessions.session(with: record.peerID).map { info in
