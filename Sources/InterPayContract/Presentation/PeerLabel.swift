@@ -43,20 +43,23 @@ extension PaymentPeer {
     }
 }
 
-extension Array where Element == PaymentInfo {
-    /// The payments with their `shortID`s made unique among them (`RecordShortID.unique`): what a list answers.
-    public func withUniqueShortIDs() -> [PaymentInfo] {
-        var payments = self
-        for (index, short) in RecordShortID.unique(map(\.id)).enumerated() { payments[index].shortID = short }
-        return payments
-    }
+/// A record a list shows by its short ID: a payment, a series, a bill.
+public protocol ShortIdentified {
+    /// Its whole ID.
+    var id: String { get }
+    /// The ID as people read and type it.
+    var shortID: String { get set }
 }
 
-extension Array where Element == SeriesInfo {
-    /// The series with their `shortID`s made unique among them (`RecordShortID.unique`): what a list answers.
-    public func withUniqueShortIDs() -> [SeriesInfo] {
-        var series = self
-        for (index, short) in RecordShortID.unique(map(\.id)).enumerated() { series[index].shortID = short }
-        return series
+extension PaymentInfo: ShortIdentified {}
+extension SeriesInfo: ShortIdentified {}
+extension BillInfo: ShortIdentified {}
+
+extension Array where Element: ShortIdentified {
+    /// The records with their `shortID`s made unique among them (`RecordShortID.unique`): what a list answers.
+    public func withUniqueShortIDs() -> [Element] {
+        var records = self
+        for (index, short) in RecordShortID.unique(map(\.id)).enumerated() { records[index].shortID = short }
+        return records
     }
 }

@@ -52,7 +52,7 @@ extension ControlMethods {
     func bills() async throws -> BillList {
         let views = try await database.billViews()
         let convert = await conversions.quoter()
-        return BillList(bills: views.map { Self.info($0, peerName: peerName, convert: convert) })
+        return BillList(bills: views.map { Self.info($0, peerName: peerName, convert: convert) }.withUniqueShortIDs())
     }
 
     /// `cancel-bill {bill}`: the bill's pending shares cancelled; what was accepted stays.
@@ -99,6 +99,6 @@ extension ControlMethods {
             createdAt: bill.createdAt.secondsSince1970, cancelledAt: bill.cancelledAt?.secondsSince1970,
             shares: view.shares.map { share in
                 info(share, peerName: peerName(share), converted: (try? share.record.amount).flatMap(convert))
-            })
+            }.withUniqueShortIDs())
     }
 }
