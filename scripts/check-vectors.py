@@ -461,6 +461,22 @@ def check_generated():
     return problems
 
 
+def check_pair_rule(vectors):
+    """PROTOCOL.md §2.1's pair rule, computed here on its own: FNV-1a 64 over low, LF, high (UTF-8 octet order)."""
+    problems = []
+    for v in vectors:
+        a, b = v["a"].encode("utf-8"), v["b"].encode("utf-8")
+        low, high = min(a, b), max(a, b)
+        digest = 0xCBF29CE484222325
+        for byte in low + b"\n" + high:
+            digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+        side = "a" if (low if digest % 2 == 0 else high) == a else "b"
+        if "%016x" % digest != v["fnv1a"] or side != v["resolvesFirst"]:
+            problems.append((v["name"], "expected %s, side %s; computed %016x, side %s"
+                             % (v["fnv1a"], v["resolvesFirst"], digest, side)))
+    return problems
+
+
 def main():
     schemas = load_schemas()
     p = check_schemas(schemas)
@@ -496,6 +512,10 @@ def main():
     with open(os.path.join(VECTOR_DIR, "receipts.json"), encoding="utf-8") as f:
         receipts = json.load(f)
     report("receipts", check_receipts(receipts), len(receipts))
+
+    with open(os.path.join(VECTOR_DIR, "discovery.json"), encoding="utf-8") as f:
+        discovery = json.load(f)
+    report("discovery pair rule", check_pair_rule(discovery), len(discovery))
 
     p = check_generated()
     report("generator up to date", p, 1, vectors=False)

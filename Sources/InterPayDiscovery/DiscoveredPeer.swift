@@ -17,11 +17,14 @@ public struct DiscoveredPeer: Sendable, Hashable {
     public let port: Int
     /// The interface the instance was resolved on.
     public let interfaceIndex: UInt32
+    /// Whether the pair is this side's to resolve and dial first (`ResolutionSide`): the other side leaves it a
+    /// moment, so a dial need not hold back for the other's.
+    public let dialsFirst: Bool
 
     /// A peer as reported by discovery; public so that tests of consumers can build one.
     public init(
         serviceName: String, peerID: PeerID, versions: [Int], hostName: String, address: String, port: Int,
-        interfaceIndex: UInt32
+        interfaceIndex: UInt32, dialsFirst: Bool = false
     ) {
         self.serviceName = serviceName
         self.peerID = peerID
@@ -30,5 +33,6 @@ public struct DiscoveredPeer: Sendable, Hashable {
         self.address = address
         self.port = port
         self.interfaceIndex = interfaceIndex
+        self.dialsFirst = dialsFirst
     }
 }

@@ -33,6 +33,9 @@ final class DiscoverySession: @unchecked Sendable {
     /// When a newly reported instance is resolved once more, to catch a record replaced moments ago (see
     /// `scheduleConfirmation`).
     static let confirmationDelay: Duration = .seconds(3)
+    /// How long an instance that is the other side's to resolve first (`ResolutionSide`) waits for that side's dial
+    /// before it is resolved here all the same.
+    static let otherSideDelay: Duration = .seconds(3)
     /// How long an IPv6 answer waits for an IPv4 one.
     static let ipv4Preference: Duration = .milliseconds(500)
     /// Alternative names tried when the name is taken on this host.
@@ -363,8 +366,33 @@ final class DiscoverySession: @unchecked Sendable {
             "DNS-SD instance announced", metadata: ["service": "\(name)", "interface": "\(interfaceIndex)"])
         if !wasPresent {
             service.failedResolutions = 0
-            requestResolution(of: service, on: interfaceIndex)
+            if let own = registeredName ?? requestedName, !ResolutionSide.resolvesFirst(own: own, other: name) {
+                leaveToOtherSide(service)
+            } else {
+                requestResolution(of: service, on: interfaceIndex)
+            }
         }
+    }
+
+    /// The pair is the other side's to resolve and dial first (`ResolutionSide`): resolve it only after
+    /// `otherSideDelay`, and then behind the others if its session came up meanwhile (its address is then only a
+    /// fallback, and the peer is reported as any other).
+    private func leaveToOtherSide(_ service: DiscoveredService) {
+        logger.trace("DNS-SD resolution left to the other side first", metadata: ["service": "\(service.name)"])
+        resolveLater(service, after: Self.otherSideDelay, canWait: false)
+    }
+
+    /// Resolves `service` after `delay` (behind the others if `canWait`, or if its peer has a session by then).
+    private func resolveLater(_ service: DiscoveredService, after delay: Duration, canWait: Bool) {
+        service.cancelWork()
+        let item = DispatchWorkItem { [weak self, weak service] in
+            guard let self, let service, self.services[service.name] === service, service.resolution == nil,
+                let interfaceIndex = service.preferredInterface
+            else { return }
+            self.requestResolution(of: service, on: interfaceIndex, canWait: canWait)
+        }
+        service.retry = item
+        queue.asyncAfter(deadline: .now() + delay.dispatchInterval, execute: item)
     }
 
     private func instanceRemoved(name: String, interfaceIndex: UInt32) {
@@ -554,9 +582,13 @@ final class DiscoverySession: @unchecked Sendable {
         service.ignoredReason = nil
         var hostName = resolution.hostTarget
         if hostName.hasSuffix(".") { hostName.removeLast() }
+        let dialsFirst = (registeredName ?? requestedName).map {
+            ResolutionSide.resolvesFirst(own: $0, other: service.name)
+        }
         let peer = DiscoveredPeer(
             serviceName: service.name, peerID: peerID, versions: resolution.versions, hostName: hostName,
-            address: address, port: resolution.port, interfaceIndex: resolution.interfaceIndex)
+            address: address, port: resolution.port, interfaceIndex: resolution.interfaceIndex,
+            dialsFirst: dialsFirst ?? false)
         let metadata: Logger.Metadata = [
             "service": "\(service.name)", "id": "\(peerID.shortDescription)", "address": "\(address):\(peer.port)",
         ]
@@ -581,15 +613,8 @@ final class DiscoverySession: @unchecked Sendable {
     /// the dead port; resolves end with their first answer, so without this nothing would correct it. A different
     /// answer is reported as `changed`.
     private func scheduleConfirmation(of service: DiscoveredService) {
-        let item = DispatchWorkItem { [weak self, weak service] in
-            guard let self, let service, self.services[service.name] === service, service.resolution == nil,
-                let interfaceIndex = service.preferredInterface
-            else { return }
-            // After the first resolutions of the others: while a LAN comes up they are what the mesh waits for.
-            self.requestResolution(of: service, on: interfaceIndex, canWait: true)
-        }
-        service.retry = item
-        queue.asyncAfter(deadline: .now() + Self.confirmationDelay.dispatchInterval, execute: item)
+        // After the first resolutions of the others: while a LAN comes up they are what the mesh waits for.
+        resolveLater(service, after: Self.confirmationDelay, canWait: true)
     }
 
     /// The instance is not a peer to report; if it was reported (its TXT changed), it disappears.

@@ -12,6 +12,9 @@ struct DialTarget: Sendable, Equatable {
     var generation: Int
     /// Dials in a row without a session after which a target that never had one is dropped; nil: never.
     var giveUpAfter: Int? = nil
+    /// Whether the higher ID holds back before its first dial (see `DialTargets`); false when the other side is known
+    /// to leave the first dial to us (discovery's `ResolutionSide`).
+    var holdsBack = true
 }
 
 /// The dial targets and what each one's dial loop does next: the pure decider under `SessionManager`'s dial loops,
@@ -22,7 +25,8 @@ struct DialTarget: Sendable, Equatable {
 ///   starts. A target keeps the key it pinned across `maintain` calls that expect none.
 /// - While the expected peer has a session (through its dial or ours), the loop waits for it to end.
 /// - The higher of two peer IDs holds back once before each first dial, so that the lower ID's dial (which both
-///   ends keep) arrives first.
+///   ends keep) arrives first; not at a target set with `holdsBack: false` (the other side leaves the first dial to
+///   us, so no dial of its own is on its way).
 /// - After a dial, the loop backs off `attempt - 1` steps (`Backoff`); a session resets the count.
 /// - A target with `giveUpAfter` that never had a session is dropped after that many dials in a row.
 struct DialTargets {
@@ -85,7 +89,7 @@ struct DialTargets {
     /// Sets a target (again); returns the peer whose session-end waiters must wake (the old expected peer), so that
     /// the old loop sees its generation has passed.
     mutating func maintain(
-        key: String, host: String, port: Int, expectedPeerID: PeerID?, giveUpAfter: Int?
+        key: String, host: String, port: Int, expectedPeerID: PeerID?, giveUpAfter: Int?, holdsBack: Bool = true
     )
         -> PeerID?
     {
@@ -93,7 +97,8 @@ struct DialTargets {
         let existing = targets[key]
         targets[key] = DialTarget(
             host: host, port: port, expectedPeerID: expectedPeerID ?? existing?.pinnedPeerID,
-            pinnedPeerID: existing?.pinnedPeerID, generation: nextGeneration, giveUpAfter: giveUpAfter)
+            pinnedPeerID: existing?.pinnedPeerID, generation: nextGeneration, giveUpAfter: giveUpAfter,
+            holdsBack: holdsBack)
         return existing?.expectedPeerID
     }
 
@@ -140,7 +145,7 @@ struct DialTargets {
             loop.heldBack = false
             return .waitForSessionEnd(id)
         }
-        if let id = target.expectedPeerID, loop.attempt == 0, !loop.heldBack, localPeer > id {
+        if target.holdsBack, let id = target.expectedPeerID, loop.attempt == 0, !loop.heldBack, localPeer > id {
             loop.heldBack = true
             return .holdBack(id, host: target.host)
         }

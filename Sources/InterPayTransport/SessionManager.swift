@@ -213,12 +213,16 @@ public actor SessionManager {
     /// With `giveUpAfter` (discovered addresses), the target is dropped after that many dials in a row without a
     /// session, if it never had one: an announcement pointing at a host that is not this peer (or at nothing) costs
     /// a few dials, not one every back-off interval for as long as it stays. Announcing it again dials it again.
+    ///
+    /// With `holdsBack` false, a higher ID dials at once instead of first giving the lower ID's dial a moment: for a
+    /// discovered peer that leaves the first dial to us (`DiscoveredPeer.dialsFirst`).
     public func maintainConnection(
-        key: String, host: String, port: Int, expectedPeerID: PeerID?, giveUpAfter: Int? = nil
+        key: String, host: String, port: Int, expectedPeerID: PeerID?, giveUpAfter: Int? = nil, holdsBack: Bool = true
     ) {
         guard !isStopping else { return }
         let wake = targets.maintain(
-            key: key, host: host, port: port, expectedPeerID: expectedPeerID, giveUpAfter: giveUpAfter)
+            key: key, host: host, port: port, expectedPeerID: expectedPeerID, giveUpAfter: giveUpAfter,
+            holdsBack: holdsBack)
         wakeWaiters(of: wake)
         dialCommands?.yield(key)
     }

@@ -42,6 +42,23 @@ struct DialTargetsTests {
         }
     }
 
+    @Test("a target set without hold-back (the other side leaves the first dial to us) is dialed at once")
+    func noHoldBack() throws {
+        var targets = DialTargets()
+        _ = targets.maintain(
+            key: "k", host: Self.host, port: 1, expectedPeerID: Self.lower, giveUpAfter: nil, holdsBack: false)
+        var loop = try #require(targets.loop(for: "k"))
+        guard case .dial = targets.next(&loop, localPeer: Self.local, hasSession: { _ in false }) else {
+            Issue.record("held back although the other side leaves the first dial to us")
+            return
+        }
+        _ = targets.maintain(key: "k", host: Self.host, port: 1, expectedPeerID: Self.lower, giveUpAfter: nil)
+        var again = try #require(targets.loop(for: "k"))
+        #expect(
+            targets.next(&again, localPeer: Self.local, hasSession: { _ in false })
+                == .holdBack(Self.lower, host: Self.host), "set again with hold-back: holds back")
+    }
+
     @Test("a target without an expected key pins the first one met, and keeps it when set again without one")
     func pinsFirstKey() throws {
         var targets = DialTargets()

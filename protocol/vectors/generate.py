@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate protocol/vectors/valid.json, invalid.json and receipts.json (InterPay wire v1).
+"""Generate protocol/vectors/valid.json, invalid.json, receipts.json and discovery.json (InterPay wire v1).
 
 Deterministic: no clock, no randomness (receipts are signed with RFC 6979 deterministic ECDSA, which needs the
 `cryptography` package). UUIDs are derived from fixed labels, peer IDs from
@@ -810,10 +810,33 @@ def invalid_vectors():
 
 # ---------------------------------------------------------------- output
 
+def fnv1a64(data):
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def discovery_vectors():
+    """The pair rule of §2.1: which side of two instance names resolves the other first."""
+    pairs = [
+        ("alice", "bob"), ("bob", "alice"), ("h25-001", "h25-002"), ("Bob's till", "Café Ünïcode"),
+        ("café", "Café"), ("Till 1", "Till 10"), ("Ana", "Ana #2"), ("x", "y"),
+    ]
+    out = []
+    for a, b in pairs:
+        low, high = sorted((a.encode("utf-8"), b.encode("utf-8")))
+        digest = fnv1a64(low + b"\n" + high)
+        first = low if digest % 2 == 0 else high
+        out.append({"name": "pair rule: %s / %s" % (a, b), "a": a, "b": b, "fnv1a": "%016x" % digest,
+                    "resolvesFirst": "a" if first == a.encode("utf-8") else "b"})
+    return out
+
+
 def render():
     out = {}
     for name, items in (("valid.json", valid_vectors()), ("invalid.json", invalid_vectors()),
-                        ("receipts.json", receipt_vectors())):
+                        ("receipts.json", receipt_vectors()), ("discovery.json", discovery_vectors())):
         names = [i["name"] for i in items]
         assert len(names) == len(set(names)), "duplicate vector name in " + name
         out[name] = json.dumps(items, indent=2, ensure_ascii=False) + "\n"

@@ -30,14 +30,16 @@ struct PeerDiscoveryService: Service, UsesDaemonServices {
     /// spoofed announcement cannot redirect or stop the dialing of a real peer).
     private func followDiscovery(_ discovery: ServiceDiscovery) async {
         var targets = DiscoveryTargets()
-        func carryOut(_ commands: [DiscoveryTargets.Command], keepingConnected: Bool = false) async {
+        func carryOut(
+            _ commands: [DiscoveryTargets.Command], keepingConnected: Bool = false, holdsBack: Bool = true
+        ) async {
             let connected = keepingConnected ? Set(await sessions.currentSessions().map(\.peerID)) : []
             for command in commands {
                 switch command {
                 case .maintain(let target):
                     await sessions.maintainConnection(
                         key: target.key, host: target.host, port: target.port, expectedPeerID: target.peerID,
-                        giveUpAfter: DiscoveryTargets.giveUpAfter)
+                        giveUpAfter: DiscoveryTargets.giveUpAfter, holdsBack: holdsBack)
                 case .stop(let target) where !connected.contains(target.peerID):
                     await sessions.stopMaintaining(key: target.key)
                 case .stop:
@@ -70,7 +72,8 @@ struct PeerDiscoveryService: Service, UsesDaemonServices {
                 await carryOut(
                     targets.resolved(
                         instance: peer.serviceName,
-                        to: .init(peerID: peer.peerID, host: peer.address, port: peer.port)))
+                        to: .init(peerID: peer.peerID, host: peer.address, port: peer.port)),
+                    holdsBack: !peer.dialsFirst)
             case .disappeared(let name, let peerID):
                 logger.info(
                     "peer disappeared", metadata: ["peer": "\(name)", "id": "\(peerID?.shortDescription ?? "?")"])
