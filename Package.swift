@@ -17,6 +17,7 @@ let package = Package(
         // The fuzz targets in Fuzz/ build against these two.
         .library(name: "InterPayContract", targets: ["InterPayContract"]),
         .library(name: "InterPayControl", targets: ["InterPayControl"]),
+        .library(name: "InterPayControlClient", targets: ["InterPayControlClient"]),
         .executable(name: "interpayd", targets: ["interpayd"]),
         .executable(name: "interpay", targets: ["interpay"]),
     ],
@@ -117,15 +118,22 @@ let package = Package(
             dependencies: ["InterPayCore", "InterPayJSON"],
             swiftSettings: swiftSettings
         ),
-        // The control socket's NIO server and its blocking client, over the contract.
+        // The control socket's NIO server, over the contract.
         .target(
             name: "InterPayControl",
             dependencies: [
-                "InterPayChannels", "InterPayContract",
+                "InterPayChannels", "InterPayContract", "InterPayControlClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The control socket's client (blocking POSIX I/O) and where the socket and the configuration are: what the
+        // CLI links, without NIO or the server.
+        .target(
+            name: "InterPayControlClient",
+            dependencies: ["InterPayContract"],
             swiftSettings: swiftSettings
         ),
         // The payment engine: each step one ledger transaction, then the stored bytes on the link (issue H).
@@ -162,7 +170,8 @@ let package = Package(
             name: "InterPayDaemon",
             dependencies: [
                 "InterPayCore", "InterPayDiscovery", "InterPayTransport", "InterPayStore", "InterPayContract",
-                "InterPayControl", "InterPayRates", "InterPayEngine", "InterPayWeb", "InterPayMetrics",
+                "InterPayControl", "InterPayControlClient", "InterPayRates", "InterPayEngine", "InterPayWeb",
+                "InterPayMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -180,7 +189,7 @@ let package = Package(
         .executableTarget(
             name: "interpayd",
             dependencies: [
-                "InterPayDaemon", "InterPayControl", "InterPayCore", "InterPayWeb",
+                "InterPayDaemon", "InterPayControl", "InterPayControlClient", "InterPayCore", "InterPayWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -190,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "interpay",
             dependencies: [
-                "InterPayControl", "InterPayContract", "InterPayCore",
+                "InterPayControlClient", "InterPayContract", "InterPayCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -253,7 +262,10 @@ let package = Package(
         ),
         .testTarget(
             name: "InterPayControlTests",
-            dependencies: ["InterPayControl", "InterPayContract", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "InterPayControl", "InterPayControlClient", "InterPayContract",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -270,7 +282,8 @@ let package = Package(
         .testTarget(
             name: "InterPayDaemonTests",
             dependencies: [
-                "InterPayTestSupport", "InterPayDaemon", "InterPayControl", "InterPayContract", "InterPayCore",
+                "InterPayTestSupport", "InterPayDaemon", "InterPayControl", "InterPayControlClient", "InterPayContract",
+                "InterPayCore",
                 "InterPayStore",
                 "InterPayTransport", "InterPayEngine", "InterPayMetrics", "InterPayWeb",
                 .product(name: "GRDB", package: "GRDB.swift"),

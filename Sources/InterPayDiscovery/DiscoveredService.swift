@@ -55,6 +55,9 @@ final class DiscoveredService {
     var failedResolutions = 0
     /// Why the instance is ignored (own service, no valid `id`), so that it is logged once.
     var ignoredReason: String?
+    /// Whether its resolution waits for the other side's dial (`ResolutionSide`), until that side's session comes up
+    /// or `otherSideDelay` passes.
+    var leftToOtherSide = false
 
     init(name: String, type: String, domain: String) {
         self.name = name

@@ -136,6 +136,10 @@ final class DiscoverySession: @unchecked Sendable {
     /// Starts registering and browsing (asynchronously, on the session queue).
     func start() {
         Self.quietAvahi
+        priority.whenSessionUp(owner: self) { [weak self] name in
+            guard let self else { return }
+            self.queue.async { self.sessionUp(named: name) }
+        }
         queue.async { [self] in connect() }
     }
 
@@ -144,6 +148,7 @@ final class DiscoverySession: @unchecked Sendable {
         queue.async { [self] in
             guard phase != .stopped else { return }
             phase = .stopped
+            priority.stopListening(owner: self)
             tearDown()
             for service in services.values { service.cancelWork() }
             services = [:]
@@ -380,6 +385,17 @@ final class DiscoverySession: @unchecked Sendable {
     private func leaveToOtherSide(_ service: DiscoveredService) {
         logger.trace("DNS-SD resolution left to the other side first", metadata: ["service": "\(service.name)"])
         resolveLater(service, after: Self.otherSideDelay, canWait: false)
+        service.leftToOtherSide = true
+    }
+
+    /// A session came up with a peer calling itself `name`: if that instance was left to the other side, the other
+    /// side has dialed; resolve it now, behind every instance still waiting, so that its listening address and its
+    /// leaving are known as for any other peer.
+    private func sessionUp(named name: String) {
+        guard phase == .running, let service = services[name], service.leftToOtherSide, service.resolution == nil,
+            let interfaceIndex = service.preferredInterface
+        else { return }
+        requestResolution(of: service, on: interfaceIndex, canWait: true)
     }
 
     /// Resolves `service` after `delay` (behind the others if `canWait`, or if its peer has a session by then).
@@ -425,6 +441,7 @@ final class DiscoverySession: @unchecked Sendable {
     /// confirmation: `canWait`) queues behind the others even when a slot is free.
     private func requestResolution(of service: DiscoveredService, on interfaceIndex: UInt32, canWait: Bool = false) {
         service.cancelWork()
+        service.leftToOtherSide = false
         let canWait = canWait || priority.canWait(service.name)
         guard slots.request(service.name, canWait: canWait, running: runningResolutions) else { return }
         startResolution(of: service, on: interfaceIndex)

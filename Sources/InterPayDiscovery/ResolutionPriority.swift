@@ -25,6 +25,8 @@ public final class ResolutionPriority: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Told the name of each session that comes up (`whenSessionUp`), by owner.
+    private let listeners = Mutex<[ObjectIdentifier: @Sendable (String) -> Void]>([:])
 
     /// An empty set: nothing waits.
     public init() {}
@@ -37,6 +39,17 @@ public final class ResolutionPriority: Sendable {
             state.peers[peer] = name
             state.names[name, default: 0] += 1
         }
+        for listener in listeners.withLock({ Array($0.values) }) { listener(name) }
+    }
+
+    /// Calls `listener` with the name of every session that comes up from now on, until `owner` stops listening.
+    func whenSessionUp(owner: AnyObject, _ listener: @escaping @Sendable (String) -> Void) {
+        listeners.withLock { $0[ObjectIdentifier(owner)] = listener }
+    }
+
+    /// Stops calling `owner`'s listener.
+    func stopListening(owner: AnyObject) {
+        _ = listeners.withLock { $0.removeValue(forKey: ObjectIdentifier(owner)) }
     }
 
     /// `peer`'s session ended.

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import InterPayContract
-import InterPayControl
+import InterPayControlClient
 import InterPayCore
 
 /// A failure with its message and the documented exit code.

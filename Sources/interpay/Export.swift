@@ -1,6 +1,6 @@
 import ArgumentParser
 import InterPayContract
-import InterPayControl
+import InterPayControlClient
 import InterPayCore
 
 /// `interpay export`

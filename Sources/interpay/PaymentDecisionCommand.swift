@@ -1,6 +1,6 @@
 import ArgumentParser
 import InterPayContract
-import InterPayControl
+import InterPayControlClient
 
 /// What `accept`, `reject` and `cancel` share: call the daemon, which waits (bounded) for the authoritative
 /// outcome, and print it.

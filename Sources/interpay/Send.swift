@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import InterPayContract
-import InterPayControl
+import InterPayControlClient
 import InterPayCore
 
 /// `interpay send`

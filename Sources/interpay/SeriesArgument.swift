@@ -1,6 +1,6 @@
 import ArgumentParser
 import InterPayContract
-import InterPayControl
+import InterPayControlClient
 
 /// The `<series>` argument of `approve`, `decline` and `unsubscribe`: an ID or a unique prefix.
 struct SeriesArgument: ParsableArguments {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import InterPayContract
-import InterPayControl
+import InterPayControlClient
 
 /// `interpay split PAYERS AMOUNT CURRENCY`, or `interpay split --shares NAME=AMOUNT,… [AMOUNT] CURRENCY`.
 struct Split: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import InterPayContract
-import InterPayControl
+import InterPayControlClient
 import InterPayCore
 
 /// `interpay watch`

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InterPayControl
+import InterPayControlClient
 import InterPayCore
 import InterPayDaemon
 import Logging

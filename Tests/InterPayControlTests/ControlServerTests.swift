@@ -3,6 +3,7 @@ import Testing
 
 @testable import InterPayContract
 @testable import InterPayControl
+@testable import InterPayControlClient
 
 #if canImport(Glibc)
     import Glibc
@@ -354,7 +355,7 @@ struct ControlServerTests {
         #expect(fd >= 0)
         defer { close(fd) }
         var address = sockaddr_un()
-        #expect(ControlSocketFile.fill(&address, path: path))
+        #expect(UnixSocketAddress.fill(&address, path: path))
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))

@@ -1,5 +1,6 @@
 import InterPayContract
 import InterPayControl
+import InterPayControlClient
 import Testing
 
 @Suite("JSON-RPC types and socket path")

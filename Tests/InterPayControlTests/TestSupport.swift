@@ -5,6 +5,7 @@ import Testing
 
 @testable import InterPayContract
 @testable import InterPayControl
+@testable import InterPayControlClient
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import InterPayControl
+import InterPayControlClient
 import InterPayCore
 import Logging
 import Testing

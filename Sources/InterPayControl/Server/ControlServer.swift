@@ -1,6 +1,7 @@
 import Glibc
 import InterPayChannels
 public import InterPayContract
+import InterPayControlClient
 public import Logging
 import NIOCore
 import NIOPosix
@@ -49,8 +50,8 @@ public actor ControlServer {
     public func start() async throws(ControlServerError) {
         if server != nil { return }
         let path = configuration.path
-        guard path.utf8.count <= ControlSocketFile.maxPathLength else {
-            throw .pathTooLong(path: path, limit: ControlSocketFile.maxPathLength)
+        guard path.utf8.count <= UnixSocketAddress.maxPathLength else {
+            throw .pathTooLong(path: path, limit: UnixSocketAddress.maxPathLength)
         }
         let permissions = configuration.effectivePermissions
         let groupID = configuration.groupID

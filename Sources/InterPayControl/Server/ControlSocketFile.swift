@@ -1,4 +1,5 @@
 import Glibc
+import InterPayControlClient
 
 /// File-system chores around the control socket: its directory, a left-over socket, its modes, its removal.
 ///
@@ -20,20 +21,10 @@ enum ControlSocketFile {
         var inode: UInt64
     }
 
-    /// The longest path a `sockaddr_un` holds (without the terminating NUL).
-    static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
-
-    /// The directory part of `path` ("." when there is none).
-    static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
-    }
-
     /// Creates the socket's parent directory with `mode` (and group `groupID`) if it is missing; missing ancestors
     /// get `0755`. An existing directory is used only if it is safe (`unsafeDirectoryReason`).
     static func prepareDirectory(for path: String, mode: UInt32, groupID: UInt32?) throws(ControlServerError) {
-        let directory = parentDirectory(of: path)
+        let directory = UnixSocketAddress.parentDirectory(of: path)
         var info = stat()
         if stat(directory, &info) == 0 {
             try checkExisting(directory, info)
@@ -44,15 +35,16 @@ enum ControlSocketFile {
         // checked as an existing directory would be, and not followed if it is a link, before its group and mode
         // are set.
         guard lstat(directory, &info) == 0 else {
-            throw .directoryFailed(path: directory, reason: errorText())
+            throw .directoryFailed(path: directory, reason: UnixSocketAddress.errorText())
         }
         try checkExisting(directory, info)
         if let groupID, chown(directory, uid_t.max, groupID) != 0 {
-            throw .directoryFailed(path: directory, reason: "chgrp \(groupID): \(errorText())")
+            throw .directoryFailed(path: directory, reason: "chgrp \(groupID): \(UnixSocketAddress.errorText())")
         }
         // mkdir applies the umask; set the mode exactly.
         guard chmod(directory, mode_t(mode)) == 0 else {
-            throw .directoryFailed(path: directory, reason: "chmod \(String(mode, radix: 8)): \(errorText())")
+            throw .directoryFailed(
+                path: directory, reason: "chmod \(String(mode, radix: 8)): \(UnixSocketAddress.errorText())")
         }
     }
 
@@ -88,14 +80,16 @@ enum ControlSocketFile {
         case EEXIST:
             return
         case ENOENT:
-            let parent = parentDirectory(of: directory)
-            guard parent != directory else { throw .directoryFailed(path: directory, reason: errorText()) }
+            let parent = UnixSocketAddress.parentDirectory(of: directory)
+            guard parent != directory else {
+                throw .directoryFailed(path: directory, reason: UnixSocketAddress.errorText())
+            }
             try makeDirectory(parent, mode: 0o755)
             guard mkdir(directory, mode) == 0 || errno == EEXIST else {
-                throw .directoryFailed(path: directory, reason: errorText())
+                throw .directoryFailed(path: directory, reason: UnixSocketAddress.errorText())
             }
         default:
-            throw .directoryFailed(path: directory, reason: errorText())
+            throw .directoryFailed(path: directory, reason: UnixSocketAddress.errorText())
         }
     }
 
@@ -104,16 +98,18 @@ enum ControlSocketFile {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return .absent }
-            throw .probeFailed(path: path, reason: errorText())
+            throw .probeFailed(path: path, reason: UnixSocketAddress.errorText())
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else { return .notASocket }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .probeFailed(path: path, reason: errorText()) }
+        guard fd >= 0 else { throw .probeFailed(path: path, reason: UnixSocketAddress.errorText()) }
         defer { close(fd) }
         // Non-blocking, so that a listener with a full backlog answers EAGAIN instead of blocking us.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var address = sockaddr_un()
-        guard fill(&address, path: path) else { throw .pathTooLong(path: path, limit: maxPathLength) }
+        guard UnixSocketAddress.fill(&address, path: path) else {
+            throw .pathTooLong(path: path, limit: UnixSocketAddress.maxPathLength)
+        }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -124,36 +120,25 @@ enum ControlSocketFile {
         case EAGAIN, EINPROGRESS: return .live
         case ECONNREFUSED: return .stale
         case ENOENT: return .absent
-        default: throw .probeFailed(path: path, reason: errorText())
+        default: throw .probeFailed(path: path, reason: UnixSocketAddress.errorText())
         }
-    }
-
-    /// Copies `path` into `sun_path`; false when it does not fit.
-    static func fill(_ address: inout sockaddr_un, path: String) -> Bool {
-        let bytes = Array(path.utf8)
-        guard bytes.count <= maxPathLength else { return false }
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.initializeMemory(as: UInt8.self, repeating: 0)
-            raw.copyBytes(from: bytes)
-        }
-        return true
     }
 
     /// Removes a stale socket file.
     static func removeStale(_ path: String) throws(ControlServerError) {
         guard unlink(path) == 0 || errno == ENOENT else {
-            throw .probeFailed(path: path, reason: "cannot remove the stale socket: \(errorText())")
+            throw .probeFailed(path: path, reason: "cannot remove the stale socket: \(UnixSocketAddress.errorText())")
         }
     }
 
     /// Sets the socket's mode and, when configured, its group.
     static func applyPermissions(_ path: String, mode: UInt32, groupID: UInt32?) throws(ControlServerError) {
         if let groupID, chown(path, uid_t.max, groupID) != 0 {
-            throw .permissionsFailed(path: path, reason: "chgrp \(groupID): \(errorText())")
+            throw .permissionsFailed(path: path, reason: "chgrp \(groupID): \(UnixSocketAddress.errorText())")
         }
         guard chmod(path, mode_t(mode)) == 0 else {
-            throw .permissionsFailed(path: path, reason: "chmod \(String(mode, radix: 8)): \(errorText())")
+            throw .permissionsFailed(
+                path: path, reason: "chmod \(String(mode, radix: 8)): \(UnixSocketAddress.errorText())")
         }
     }
 
@@ -168,10 +153,5 @@ enum ControlSocketFile {
     static func remove(_ path: String, ifStill identity: Identity?) {
         guard let identity, self.identity(of: path) == identity else { return }
         unlink(path)
-    }
-
-    /// The text of the current `errno`.
-    static func errorText(_ code: Int32 = errno) -> String {
-        String(cString: strerror(code))
     }
 }

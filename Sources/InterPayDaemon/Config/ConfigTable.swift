@@ -1,6 +1,7 @@
 import Foundation
 import InterPayContract
 import InterPayControl
+import InterPayControlClient
 import InterPayCore
 import InterPayEngine
 import InterPayRates

@@ -1,5 +1,6 @@
 public import Foundation
 import InterPayControl
+import InterPayControlClient
 public import InterPayCore
 public import InterPayEngine
 public import InterPayRates

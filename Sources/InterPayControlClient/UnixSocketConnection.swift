@@ -32,11 +32,11 @@ final class UnixSocketConnection: Sendable {
     /// Throws the reason as a short phrase: "no socket file", "connection refused", "permission denied", …
     static func connect(path: String, timeout: Duration) throws(IOFailure) -> UnixSocketConnection {
         var address = sockaddr_un()
-        guard ControlSocketFile.fill(&address, path: path) else {
-            throw .failed("socket path longer than \(ControlSocketFile.maxPathLength) bytes")
+        guard UnixSocketAddress.fill(&address, path: path) else {
+            throw .failed("socket path longer than \(UnixSocketAddress.maxPathLength) bytes")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .failed(ControlSocketFile.errorText()) }
+        guard fd >= 0 else { throw .failed(UnixSocketAddress.errorText()) }
         let connection = UnixSocketConnection(descriptor: fd)
         // For Unix sockets the send timeout also bounds connect.
         var time = timeval(duration: timeout)
@@ -55,7 +55,7 @@ final class UnixSocketConnection: Sendable {
                 throw .failed("connection refused: no daemon listens on it (the socket file is stale)")
             case EACCES, EPERM: throw .unusable(permissionProblem(at: path))
             case EAGAIN, ETIMEDOUT, EINPROGRESS: throw .timedOut
-            default: throw .failed(ControlSocketFile.errorText(code))
+            default: throw .failed(UnixSocketAddress.errorText(code))
             }
         }
         // Nothing is sent to a socket someone else could have put there: in a directory others can write to, a fake
@@ -114,7 +114,7 @@ final class UnixSocketConnection: Sendable {
         var socketInfo = stat()
         var directoryInfo = stat()
         guard lstat(socketPath, &socketInfo) == 0,
-            stat(ControlSocketFile.parentDirectory(of: socketPath), &directoryInfo) == 0
+            stat(UnixSocketAddress.parentDirectory(of: socketPath), &directoryInfo) == 0
         else { return "cannot check who owns the socket" }
         guard socketInfo.st_uid == serverUID else {
             return "the socket is served by uid \(serverUID) but belongs to uid \(socketInfo.st_uid)"
@@ -138,7 +138,7 @@ final class UnixSocketConnection: Sendable {
             if written < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { throw .timedOut }
-                throw .failed(ControlSocketFile.errorText())
+                throw .failed(UnixSocketAddress.errorText())
             }
             offset += written
         }
@@ -161,14 +161,14 @@ final class UnixSocketConnection: Sendable {
             let ready = poll(&poller, 1, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw .failed(ControlSocketFile.errorText())
+                throw .failed(UnixSocketAddress.errorText())
             }
             if ready == 0 { continue }  // re-check the deadline
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw .failed(ControlSocketFile.errorText())
+                throw .failed(UnixSocketAddress.errorText())
             }
             buffer.append(contentsOf: chunk[..<count])
             return count

@@ -1,7 +1,7 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 public import InterPayContract
-import NIOPosix
 import Synchronization
 
 /// Talks to the local daemon over the control socket; what the `interpay` CLI uses.
@@ -9,8 +9,9 @@ import Synchronization
 /// Each call connects, sends one request, reads one response and closes, with plain blocking POSIX I/O. The
 /// `…Blocking` methods do it on the calling thread: the CLI, a program that only waits for the daemon, calls them
 /// from its main thread and so starts no thread at all (no event loop, no thread pool, no concurrency runtime: they
-/// were most of a short command's time). The `async` methods do the same work on NIO's shared thread pool
-/// (`NIOThreadPool`, made for blocking work), so that no cooperative thread is ever blocked.
+/// were most of a short command's time). The `async` methods do the same work on a Dispatch queue of their own
+/// (`blockingWork`), so that no cooperative thread is ever blocked. The module links neither NIO nor the control
+/// socket's server: a command's process maps and starts only what a client needs.
 public struct ControlClient: Sendable {
     /// The default time to wait for the daemon.
     public static let defaultTimeout: Duration = .seconds(30)
@@ -39,17 +40,16 @@ public struct ControlClient: Sendable {
     /// `.rpc` with the daemon's error, `.invalidResponse` when the answer is not a JSON-RPC response.
     public func call(_ method: String, params: JSONValue? = nil) async throws(ControlClientError) -> JSONValue {
         let client = self
-        let outcome: Result<JSONValue, ControlClientError>
-        do {
-            outcome = try await NIOThreadPool.singleton.runIfActive {
-                client.exchange(method: method, params: params)
-            }
-        } catch {
-            // The shared pool is never shut down: only a task cancelled before its turn ends here, before connecting.
-            throw .daemonUnreachable(path: path, reason: "the call was cancelled before it connected")
+        let outcome = await withCheckedContinuation { continuation in
+            Self.blockingWork.async { continuation.resume(returning: client.exchange(method: method, params: params)) }
         }
         return try outcome.get()
     }
+
+    /// Where the `async` methods' blocking I/O runs: a concurrent queue, whose threads Dispatch adds as calls block
+    /// (never the concurrency runtime's cooperative threads).
+    private static let blockingWork = DispatchQueue(
+        label: "InterPayControlClient.blocking", qos: .userInitiated, attributes: .concurrent)
 
     /// Calls the control method `method` with `params` and returns its typed result, with the JSON as received.
     ///
@@ -111,13 +111,8 @@ public struct ControlClient: Sendable {
         let subscription = Subscription()
         continuation.onTermination = { _ in subscription.terminate() }
         let client = self
-        // A pool of its own, not the shared one: a subscription blocks its thread for as long as it lasts, and the
-        // shared pool has one thread per core, which a few subscriptions would take from every `call`.
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        pool.submit { _ in
-            // The pool was just started and is shut down only below, so the state is `.active`; the subscription
-            // runs either way so that the stream always ends.
+        // A queue of its own: a subscription blocks its thread for as long as it lasts.
+        DispatchQueue(label: "InterPayControlClient.subscription").async {
             do {
                 try client.runSubscription(subscription: subscription) { continuation.yield($0) }
                 continuation.finish()
@@ -129,8 +124,6 @@ public struct ControlClient: Sendable {
                     continuation.finish(throwing: error)
                 }
             }
-            // Joins the thread on a dispatch queue once this work item has returned; nothing is left to report.
-            pool.shutdownGracefully { _ in }
         }
         return stream
     }
@@ -144,7 +137,7 @@ public struct ControlClient: Sendable {
         try runSubscription(subscription: Subscription(), onSubscribed: onSubscribed, onEvent)
     }
 
-    // MARK: Blocking work (on the calling thread, or the shared thread pool)
+    // MARK: Blocking work (on the calling thread, or a Dispatch queue)
 
     /// The request id the client uses; one request per connection.
     private static let requestID: RPCID = 1
