@@ -110,11 +110,29 @@ teardown() {
     # not hold up the wait below.
     for pid in "${background[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
+    if [[ -n $work ]] && crash_reports; then
+        fail "a daemon crashed (its crash report is above)"
+        ((status != 0)) || status=1
+    fi
     if ((failed > 0 || status != 0)) && [[ -n $work ]]; then
         for log in "$work"/*.log; do [[ -f $log ]] && { echo "--- $log"; tail -n "$log_lines" "$log"; }; done
     fi
     if [[ -n ${KEEP_WORK:-} ]]; then echo "$scenario: work directory kept: $work"; else rm -rf "$work"; fi
     exit "$status"
+}
+
+# crash_reports: prints whole every crash report a daemon's log holds (the Swift runtime writes one, with every
+# thread's backtrace, when the process crashes; the teardown's last lines of each log would show only its end);
+# true when there was one.
+crash_reports() {
+    local log found=1
+    for log in "$work"/*.log; do
+        if [[ ! -f $log ]] || ! grep -q '^\*\*\* Program crashed' "$log"; then continue; fi
+        found=0
+        echo "--- crash report in $log"
+        sed -n '/^\*\*\* Program crashed/,/^Backtrace took/p' "$log" | head -n 600
+    done
+    return "$found"
 }
 
 # pass DESCRIPTION / fail DESCRIPTION: one PASS or FAIL line, counted for the summary.
