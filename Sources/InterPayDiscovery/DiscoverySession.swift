@@ -59,13 +59,6 @@ final class DiscoverySession: @unchecked Sendable {
         setenv("AVAHI_COMPAT_NOWARN", "1", 0)
     }()
 
-    private enum Phase {
-        case idle
-        case running
-        case waiting
-        case stopped
-    }
-
     /// The advertisement in the form DNS-SD takes it.
     private struct Registration {
         var name: String
@@ -82,7 +75,10 @@ final class DiscoverySession: @unchecked Sendable {
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let advertisement: Registration?
 
-    private var phase = Phase.idle
+    /// Whether avahi-daemon is reached, and what outages bring: the pure decider this session drives.
+    private var connection = DiscoveryConnection()
+    /// The connection's phase.
+    private var phase: DiscoveryConnection.Phase { connection.phase }
     private var browse: DNSServiceOperation?
     private var registration: DNSServiceOperation?
     /// The name the current registration asked for, and the one reported with `registered`.
@@ -93,12 +89,6 @@ final class DiscoverySession: @unchecked Sendable {
     /// Which instances are resolved now and which wait their turn (`maximumConcurrentResolutions` at most, fewer
     /// while the bus refuses connections): the pure decider this session drives.
     private var slots = ResolutionSlots(maximum: DiscoverySession.maximumConcurrentResolutions)
-    /// Connection attempts that failed in a row (for the backoff).
-    private var failedAttempts = 0
-    /// Whether `unavailable` was reported and `available` not yet again.
-    private var isUnavailable = false
-    /// Whether this outage was already logged as a warning (later attempts log at debug level).
-    private var hasWarned = false
     private var retryItem: DispatchWorkItem?
     private var sweepItem: DispatchWorkItem?
     private var stableItem: DispatchWorkItem?
@@ -147,9 +137,8 @@ final class DiscoverySession: @unchecked Sendable {
     func stop() {
         queue.async { [self] in
             guard phase != .stopped else { return }
-            phase = .stopped
             priority.stopListening(owner: self)
-            tearDown()
+            carryOut(connection.stop(), error: nil)
             for service in services.values { service.cancelWork() }
             services = [:]
             retryItem?.cancel()
@@ -162,7 +151,7 @@ final class DiscoverySession: @unchecked Sendable {
     // MARK: Connecting and outages
 
     private func connect() {
-        guard phase == .idle || phase == .waiting else { return }
+        guard connection.canConnect else { return }
         retryItem = nil
         do throws(DiscoveryError) {
             try startBrowsing()
@@ -171,52 +160,60 @@ final class DiscoverySession: @unchecked Sendable {
             outage(error)
             return
         }
-        phase = .running
-        // Backoff and warning start over only once the connection has lasted; a daemon that accepts clients and
-        // then fails them at once is retried with growing delays and warned about once.
-        let stable = DispatchWorkItem { [weak self] in
-            guard let self, phase == .running else { return }
-            stableItem = nil
-            failedAttempts = 0
-            hasWarned = false
-        }
-        stableItem = stable
-        queue.asyncAfter(deadline: .now() + Self.stabilityPeriod.dispatchInterval, execute: stable)
-        let what = advertisement == nil ? "browsing" : "browsing and advertising"
-        if isUnavailable {
-            logger.notice("avahi-daemon is reachable again: \(what) \(serviceType)")
-        } else {
-            logger.debug("DNS-SD \(what) \(serviceType)")
-        }
-        isUnavailable = false
-        emit(.available)
+        carryOut(connection.connected(), error: nil)
         if !services.isEmpty { scheduleSweep() }
     }
 
     /// avahi-daemon is unreachable or an operation failed for good: tear everything down, keep the reported
-    /// peers, tell the consumer once, and try again later.
+    /// peers, tell the consumer once, and try again later (`DiscoveryConnection`).
     private func outage(_ error: DiscoveryError) {
-        guard phase != .stopped else { return }
-        tearDown()
-        phase = .waiting
-        let delay = retry.delay(attempt: failedAttempts)
-        failedAttempts += 1
-        if !hasWarned {
-            hasWarned = true
-            let advice = error.isDaemonUnreachable ? "; peers must be given with --peer until it is back" : ""
-            logger.warning(
-                "\(error)\(advice); retrying in \(delay.logText) (further failures are logged at debug level)")
-        } else {
-            logger.debug("DNS-SD still unavailable: \(error); retrying in \(delay.logText)")
+        carryOut(connection.failed(), error: error)
+    }
+
+    /// Carries out what the connection's decider decided; `error` is the outage's cause, if one.
+    private func carryOut(_ actions: [DiscoveryConnection.Action], error: DiscoveryError?) {
+        for action in actions {
+            switch action {
+            case .tearDown:
+                tearDown()
+            case .retryLater(let attempt, let warning):
+                let delay = retry.delay(attempt: attempt)
+                let cause = error?.description ?? "avahi-daemon is unavailable"
+                if warning {
+                    let advice =
+                        error?.isDaemonUnreachable == true ? "; peers must be given with --peer until it is back" : ""
+                    logger.warning(
+                        "\(cause)\(advice); retrying in \(delay.logText) (further failures are logged at debug level)")
+                } else {
+                    logger.debug("DNS-SD still unavailable: \(cause); retrying in \(delay.logText)")
+                }
+                // Weak: a cancelled work item keeps its closure until its deadline; the stream keeps the session
+                // alive.
+                let item = DispatchWorkItem { [weak self] in self?.connect() }
+                retryItem = item
+                queue.asyncAfter(deadline: .now() + delay.dispatchInterval, execute: item)
+            case .reportUnavailable:
+                emit(.unavailable(reason: error?.description ?? "avahi-daemon is unavailable"))
+            case .reportAvailable(let afterOutage):
+                let what = advertisement == nil ? "browsing" : "browsing and advertising"
+                if afterOutage {
+                    logger.notice("avahi-daemon is reachable again: \(what) \(serviceType)")
+                } else {
+                    logger.debug("DNS-SD \(what) \(serviceType)")
+                }
+                emit(.available)
+            case .watchStability:
+                // Backoff and warning start over only once the connection has lasted; a daemon that accepts clients
+                // and then fails them at once is retried with growing delays and warned about once.
+                let stable = DispatchWorkItem { [weak self] in
+                    guard let self else { return }
+                    stableItem = nil
+                    carryOut(connection.lasted(), error: nil)
+                }
+                stableItem = stable
+                queue.asyncAfter(deadline: .now() + Self.stabilityPeriod.dispatchInterval, execute: stable)
+            }
         }
-        if !isUnavailable {
-            isUnavailable = true
-            emit(.unavailable(reason: error.description))
-        }
-        // Weak: a cancelled work item keeps its closure until its deadline; the stream keeps the session alive.
-        let item = DispatchWorkItem { [weak self] in self?.connect() }
-        retryItem = item
-        queue.asyncAfter(deadline: .now() + delay.dispatchInterval, execute: item)
     }
 
     /// Closes every ref. Reported peers are kept (no longer present, until the browser sees them again);
