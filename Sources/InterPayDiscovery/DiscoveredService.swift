@@ -58,6 +58,8 @@ final class DiscoveredService {
     /// Whether its resolution waits for the other side's dial (`ResolutionSide`), until that side's session comes up
     /// or `otherSideDelay` passes.
     var leftToOtherSide = false
+    /// When the browser last announced it after it was gone (or first), for `DiscoverySession.confirmationDelay`.
+    var announcedAt = ContinuousClock.now
 
     init(name: String, type: String, domain: String) {
         self.name = name

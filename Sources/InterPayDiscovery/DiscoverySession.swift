@@ -31,7 +31,8 @@ final class DiscoverySession: @unchecked Sendable {
     /// How long a connection must last before an outage counts as new: a new warning, backoff from the start.
     static let stabilityPeriod: Duration = .seconds(10)
     /// When a newly reported instance is resolved once more, to catch a record replaced moments ago (see
-    /// `scheduleConfirmation`).
+    /// `scheduleConfirmation`); an instance first resolved this long after its announcement is not, as its records
+    /// are the current ones.
     static let confirmationDelay: Duration = .seconds(3)
     /// How long an instance that is the other side's to resolve first (`ResolutionSide`) waits for that side's dial
     /// before it is resolved here all the same.
@@ -368,6 +369,7 @@ final class DiscoverySession: @unchecked Sendable {
             "DNS-SD instance announced", metadata: ["service": "\(name)", "interface": "\(interfaceIndex)"])
         if !wasPresent {
             service.failedResolutions = 0
+            service.announcedAt = .now
             if let own = registeredName ?? requestedName, !ResolutionSide.resolvesFirst(own: own, other: name) {
                 leaveToOtherSide(service)
             } else {
@@ -618,7 +620,8 @@ final class DiscoverySession: @unchecked Sendable {
             service.reported = peer
             logger.debug("DNS-SD instance resolved", metadata: metadata)
             emit(.appeared(peer))
-            scheduleConfirmation(of: service)
+            // Only an answer that came soon after the announcement can be a record its goodbye left behind.
+            if ContinuousClock.now - service.announcedAt < Self.confirmationDelay { scheduleConfirmation(of: service) }
         }
     }
 
