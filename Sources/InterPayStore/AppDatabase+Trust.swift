@@ -5,7 +5,7 @@ extension AppDatabase {
     /// Records that the local user paired with `peerID` (again: the newer pairing replaces the older).
     public func trust(_ record: TrustedPeerRecord) async throws(StoreError) {
         try await write("trust peer \(record.peerID.shortDescription)") { db in
-            try record.upsert(db)
+            try Ledger(db).trust(record)
         }
     }
 
@@ -13,14 +13,14 @@ extension AppDatabase {
     @discardableResult
     public func untrust(_ peerID: PeerID) async throws(StoreError) -> Bool {
         try await write("untrust peer \(peerID.shortDescription)") { db in
-            try TrustedPeerRecord.deleteOne(db, key: peerID.description)
+            try Ledger(db).untrust(peerID)
         }
     }
 
     /// The pairing with `peerID`, if it is paired.
     public func trustedPeer(id peerID: PeerID) async throws(StoreError) -> TrustedPeerRecord? {
         try await read("read trust of \(peerID.shortDescription)") { db in
-            try TrustedPeerRecord.fetchOne(db, key: peerID.description)
+            try Ledger(db).trustedPeer(id: peerID)
         }
     }
 

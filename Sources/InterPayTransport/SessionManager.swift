@@ -58,6 +58,8 @@ public actor SessionManager {
     private nonisolated let unauthenticated: UnauthenticatedConnections
     private nonisolated let preference = Mutex<PeerPreference?>(nil)
     private nonisolated let paymentFrameSink = Mutex<(any PaymentFrameSink)?>(nil)
+    /// The peers with a pairing attempt in progress (`setPairingInProgress(_:for:)`).
+    private nonisolated let pairingPeers = Mutex<Set<PeerID>>([])
     /// Per dial target, the last key refused for not being the one expected (`refusedPeerID(forKey:)`).
     private nonisolated let refusedKeys = RefusedKeys()
     private let group: MultiThreadedEventLoopGroup
@@ -141,9 +143,19 @@ public actor SessionManager {
     }
 
     /// Says whether a pairing attempt with `peer` is in progress (the daemon: from the local user's start until the
-    /// attempt ends): while it is, the peer's session is never evicted, however many fresh keys arrive.
-    public func setPairingInProgress(_ inProgress: Bool, for peer: PeerID) {
-        registry.setPairing(inProgress, for: peer)
+    /// attempt ends): while it is, the peer's session is never evicted, however many fresh keys arrive. Synchronous
+    /// (the payment engine says so inside the step that starts the attempt, before any frame of it leaves); the
+    /// registry takes the set before it decides anything (`updatePairingPeers()`).
+    public nonisolated func setPairingInProgress(_ inProgress: Bool, for peer: PeerID) {
+        pairingPeers.withLock { peers in
+            if inProgress { peers.insert(peer) } else { peers.remove(peer) }
+        }
+    }
+
+    /// Brings the registry's peers with a pairing attempt in progress up to date with what it was told since.
+    private func updatePairingPeers() {
+        let peers = pairingPeers.withLock { $0 }
+        if peers != registry.pairing { registry.pairing = peers }
     }
 
     private nonisolated func isPreferred(_ peer: PeerID) async -> Bool {
@@ -877,6 +889,7 @@ public actor SessionManager {
         let peer = session.info.peerID
         // Stopping: a handshake that ends now brings no session up (the caller closes it, as for a full table).
         if isStopping { return .stopping }
+        updatePairingPeers()
         switch registry.register(session) {
         case .duplicate:
             return .duplicate
@@ -952,7 +965,8 @@ public actor SessionManager {
 
     /// The session a new one `info` would evict, if it meets a bound (`SessionRegistry.evictionCandidate`).
     private func evictionCandidate(for info: SessionInfo) -> SessionHandle? {
-        registry.evictionCandidate(peer: info.peerID, host: info.host, isInbound: info.direction == .inbound)
+        updatePairingPeers()
+        return registry.evictionCandidate(peer: info.peerID, host: info.host, isInbound: info.direction == .inbound)
     }
 
     /// Asks the predicate again about the session a new one `info` would evict, since its cached answer may

@@ -61,7 +61,7 @@ struct SessionRegistry<Session: RegisteredSession> {
     /// The sessions, by peer.
     private(set) var sessions: [PeerID: Session] = [:]
     /// The peers with a pairing attempt in progress: their sessions are never evicted.
-    private(set) var pairing: Set<PeerID> = []
+    var pairing: Set<PeerID> = []
 
     init(localPeer: PeerID, maxSessions: Int, sessionsPerAddress: Int) {
         self.localPeer = localPeer

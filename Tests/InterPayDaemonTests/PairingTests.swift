@@ -8,21 +8,26 @@ import Testing
 
 @testable import InterPayDaemon
 
-/// Pairing between two real daemons' coordinators over a real TLS session, with their ledgers: the code, the trust
+/// Pairing between two real daemons' engines over a real TLS session, with their ledgers: the code, the trust
 /// store, the rule that a daemon answers only once its user started, the lockout (and that it survives a restart),
 /// expiry, older peers, and `accept_from = paired`.
 @Suite("Pairing between daemons", .serialized)
 struct PairingTests {
+    /// Whether `event` is one of pairing's.
+    static func isPairing(_ event: EngineEvent) -> Bool {
+        if case .pairing = event { true } else { false }
+    }
+
     /// Both users start pairing, alice first; returns the code both sides show.
     static func bothStart(_ alice: Node, _ bob: Node) async throws -> PairingCode {
-        let first = try await alice.pairing.start(with: bob.id)
-        #expect(first.phase == "waiting", "bob's user has not started yet")
-        await eventually("bob's daemon notices") { await bob.pairing.status(of: alice.id).phase == "requested" }
-        let second = try await bob.pairing.start(with: alice.id)
-        #expect(second.phase == "code", "alice had started: bob's start gets the code at once")
+        let first = try await alice.engine.startPairing(with: bob.id)
+        #expect(first.phase == .waiting, "bob's user has not started yet")
+        await eventually("bob's daemon notices") { await bob.engine.pairingStatus(of: alice.id).phase == .requested }
+        let second = try await bob.engine.startPairing(with: alice.id)
+        #expect(second.phase == .code, "alice had started: bob's start gets the code at once")
         let code = try #require(second.code)
-        await eventually("alice has the code too") { await alice.pairing.status(of: bob.id).code != nil }
-        #expect(await alice.pairing.status(of: bob.id).code == code, "both sides derive the same code")
+        await eventually("alice has the code too") { await alice.engine.pairingStatus(of: bob.id).code != nil }
+        #expect(await alice.engine.pairingStatus(of: bob.id).code == code, "both sides derive the same code")
         return code
     }
 
@@ -33,21 +38,21 @@ struct PairingTests {
         #expect(await alice.connect(to: bob), "a session between the two nodes")
         let code = try await Self.bothStart(alice, bob)
 
-        let record = try await bob.pairing.confirm(code, with: alice.id)
+        let record = try await bob.engine.confirmPairing(code, with: alice.id)
         #expect(record.peerID == alice.id && record.name == "alice")
         #expect(try await bob.database.trustedPeer(id: alice.id) != nil)
         #expect(try await alice.database.trustedPeer(id: bob.id) == nil, "alice has not confirmed yet")
-        _ = try await alice.pairing.confirm(code, with: bob.id)
-        #expect(await alice.pairing.isPaired(bob.id))
-        #expect(await alice.pairing.status(of: bob.id).failures == 0, "a right code resets the count")
+        _ = try await alice.engine.confirmPairing(code, with: bob.id)
+        #expect(try await alice.database.trustedPeer(id: bob.id) != nil)
+        #expect(await alice.engine.pairingStatus(of: bob.id).failures == 0, "a right code resets the count")
 
-        // The trust store is the ledger: a new coordinator (a restart) still knows.
+        // The trust store is the ledger: a new engine (a restart) still knows.
         let reopened = try AppDatabase(path: bob.databasePath)
         #expect(try await reopened.trustedPeer(id: alice.id)?.name == "alice")
 
-        #expect(try await bob.pairing.untrust(alice.id))
-        #expect(try await !bob.pairing.untrust(alice.id))
-        #expect(await !bob.pairing.isPaired(alice.id))
+        #expect(try await bob.engine.untrust(alice.id))
+        #expect(try await !bob.engine.untrust(alice.id))
+        #expect(try await bob.database.trustedPeer(id: alice.id) == nil)
         await alice.stop()
         await bob.stop()
     }
@@ -63,7 +68,7 @@ struct PairingTests {
             let aliceSees = await alice.sessions.currentSessions().contains { $0.peerID == bob.id }
             return bobSees && aliceSees
         }
-        var events = bob.pairing.events.makeAsyncIterator()
+        var events = bob.engine.events.makeAsyncIterator()
         for _ in 0..<5 {
             let nonce = PairingCode.randomNonce()
             await alice.sessions.send(
@@ -73,21 +78,25 @@ struct PairingTests {
         }
         // Only once the status says so is the event sure to be in the stream: waiting on the stream for an event
         // that never came would hang the whole run instead of failing this test.
-        guard await eventually("bob's user is told", { await bob.pairing.status(of: alice.id).phase == "requested" })
-        else {
+        let told = await eventually("bob's user is told") {
+            await bob.engine.pairingStatus(of: alice.id).phase == .requested
+        }
+        guard told else {
             await alice.stop()
             await bob.stop()
             return
         }
-        let event = await events.next()
-        guard case .requested(let peer, _) = event else {
+        var event = await events.next()
+        // Sessions' events come first; the first pairing event must be the request.
+        while let next = event, !Self.isPairing(next) { event = await events.next() }
+        guard case .pairing(.requested(let peer, _, _)) = event else {
             Issue.record("expected a pairing request event, got \(String(describing: event))")
             return
         }
         #expect(peer == alice.id)
         try await Task.sleep(for: .milliseconds(300))
         #expect(alice.messages.isEmpty, "nothing answered: \(alice.messages)")
-        #expect(await bob.pairing.status(of: alice.id).failures == 0, "nothing was started, nothing counts")
+        #expect(await bob.engine.pairingStatus(of: alice.id).failures == 0, "nothing was started, nothing counts")
         await alice.stop()
         await bob.stop()
     }
@@ -103,8 +112,8 @@ struct PairingTests {
             mallory.messages.count { if case .pair(let frame) = $0 { frame.step == .reveal } else { false } }
         }
         for attempt in 1...PairingMachine.maxFailures {
-            let status = try await bob.pairing.start(with: mallory.id)
-            #expect(status.phase == "waiting")
+            let status = try await bob.engine.startPairing(with: mallory.id)
+            #expect(status.phase == .waiting)
             // Mallory answers bob's commit with a commit, gets bob's reveal, and tries again with another commit.
             for _ in 0..<2 {
                 let nonce = PairingCode.randomNonce()
@@ -116,18 +125,18 @@ struct PairingTests {
                     to: bob.id)
             }
             await eventually("attempt \(attempt) ended") {
-                let status = await bob.pairing.status(of: mallory.id)
-                return status.phase == "idle" || status.phase == "locked"
+                let status = await bob.engine.pairingStatus(of: mallory.id)
+                return status.phase == .idle || status.phase == .locked
             }
             await eventually("bob's reveal of attempt \(attempt) arrived") { reveals() >= attempt }
             #expect(reveals() == attempt, "one reveal per attempt the user started")
         }
-        let locked = await bob.pairing.status(of: mallory.id)
-        #expect(locked.phase == "locked")
-        let refused = await errorText { _ = try await bob.pairing.start(with: mallory.id) }
+        let locked = await bob.engine.pairingStatus(of: mallory.id)
+        #expect(locked.phase == .locked)
+        let refused = await errorText { _ = try await bob.engine.startPairing(with: mallory.id) }
         #expect(refused.contains("locked"), "\(refused)")
 
-        // A restart: a new coordinator over the reopened ledger still refuses. The lock is written to the ledger
+        // A restart: a new engine over the reopened ledger still refuses. The lock is written to the ledger
         // after the machine locks (before any frame leaves), so wait for that write first.
         let reopened = try AppDatabase(path: bob.databasePath)
         await eventually("the lock is in the ledger") {
@@ -136,15 +145,16 @@ struct PairingTests {
         }
         var logger = Logger(label: "test.bob.restarted")
         logger.logLevel = .critical
-        let restarted = PairingCoordinator(database: reopened, sessions: bob.sessions, logger: logger)
-        let status = await restarted.status(of: mallory.id)
-        #expect(status.phase == "locked" && status.until == locked.until)
-        let again = await errorText { _ = try await restarted.start(with: mallory.id) }
+        let restarted = PaymentEngine(
+            me: bob.id, database: reopened, link: TransportLink(sessions: bob.sessions), logger: logger)
+        let status = await restarted.pairingStatus(of: mallory.id)
+        #expect(status.phase == .locked && status.until == locked.until)
+        let again = await errorText { _ = try await restarted.startPairing(with: mallory.id) }
         #expect(again.contains("locked"), "\(again)")
         // Ten minutes later the lock lifts, and the ledger forgets it.
         let later = try #require(locked.until)
         await restarted.tick(now: later)
-        #expect(await restarted.status(of: mallory.id, now: later).phase == "idle")
+        #expect(await restarted.pairingStatus(of: mallory.id, now: later).phase == .idle)
         #expect(try await reopened.pairingLockout(for: mallory.id) == nil)
         await mallory.stop()
         await bob.stop()
@@ -158,17 +168,17 @@ struct PairingTests {
         for remaining in ["2 attempts left", "1 attempt left"] {
             let code = try await Self.bothStart(alice, bob)
             let wrong = try #require(PairingCode(userInput: code.digits == "111111" ? "222222" : "111111"))
-            let error = await errorText { _ = try await alice.pairing.confirm(wrong, with: bob.id) }
+            let error = await errorText { _ = try await alice.engine.confirmPairing(wrong, with: bob.id) }
             #expect(error.contains("wrong verification code") && error.contains(remaining), "\(error)")
             // bob hears the abort: his attempt ends too.
-            await eventually("bob's attempt ended") { await bob.pairing.status(of: alice.id).phase == "idle" }
+            await eventually("bob's attempt ended") { await bob.engine.pairingStatus(of: alice.id).phase == .idle }
         }
         let code = try await Self.bothStart(alice, bob)
         let wrong = try #require(PairingCode(userInput: code.digits == "111111" ? "222222" : "111111"))
-        let third = await errorText { _ = try await alice.pairing.confirm(wrong, with: bob.id) }
+        let third = await errorText { _ = try await alice.engine.confirmPairing(wrong, with: bob.id) }
         #expect(third.contains("locked"), "\(third)")
-        #expect(await alice.pairing.status(of: bob.id).phase == "locked")
-        let afterLock = await errorText { _ = try await alice.pairing.confirm(code, with: bob.id) }
+        #expect(await alice.engine.pairingStatus(of: bob.id).phase == .locked)
+        let afterLock = await errorText { _ = try await alice.engine.confirmPairing(code, with: bob.id) }
         #expect(afterLock.contains("locked"), "even the right code: \(afterLock)")
         #expect(try await alice.database.trustedPeer(id: bob.id) == nil)
         await alice.stop()
@@ -182,10 +192,10 @@ struct PairingTests {
         #expect(await alice.connect(to: bob), "a session between the two nodes")
         let code = try await Self.bothStart(alice, bob)
         let late = Timestamp.now.adding(seconds: PairingMachine.codeLifetime + 1)
-        let error = await errorText { _ = try await alice.pairing.confirm(code, with: bob.id, now: late) }
+        let error = await errorText { _ = try await alice.engine.confirmPairing(code, with: bob.id, now: late) }
         #expect(error.contains("no verification code"), "\(error)")
         #expect(try await alice.database.trustedPeer(id: bob.id) == nil)
-        #expect(await alice.pairing.status(of: bob.id, now: late).failures == 1, "the expired attempt counts")
+        #expect(await alice.engine.pairingStatus(of: bob.id, now: late).failures == 1, "the expired attempt counts")
         await alice.stop()
         await bob.stop()
     }
@@ -195,7 +205,7 @@ struct PairingTests {
         let alice = try await Node.testing(name: "alice")
         let old = try await Node.testing(name: "old", capabilities: [])
         #expect(await alice.connect(to: old), "a session between the two nodes")
-        let error = await errorText { _ = try await alice.pairing.start(with: old.id, wait: .seconds(1)) }
+        let error = await errorText { _ = try await alice.engine.startPairing(with: old.id, wait: .seconds(1)) }
         #expect(error.contains("does not support pairing-v2"), "\(error)")
         await alice.stop()
         await old.stop()
@@ -217,7 +227,7 @@ struct PairingTests {
         #expect(try await alice.database.payment(id: refused.id)?.reason == PaymentEngine.notPairedReason)
 
         let code = try await Self.bothStart(alice, bob)
-        _ = try await bob.pairing.confirm(code, with: alice.id)
+        _ = try await bob.engine.confirmPairing(code, with: alice.id)
         let taken = try await alice.engine.request(
             from: bob.id, amount: amount, memo: "", category: nil, expiresIn: 600)
         await eventually("bob takes the request") { (try? await bob.database.payment(id: taken.id)) != nil }

@@ -143,7 +143,7 @@ struct BoundsTests {
         }
         let pairing = try await TestPeer(name: "Pairing")
         await connect(pairing, to: server)
-        await server.manager.setPairingInProgress(true, for: pairing.id)
+        server.manager.setPairingInProgress(true, for: pairing.id)
         var flood: [TestPeer] = []
         for index in 0..<4 {
             let peer = try await TestPeer(name: "Fresh\(index)")
@@ -154,7 +154,7 @@ struct BoundsTests {
         #expect(
             !server.events.contains { if case .down(let info, _) = $0 { info.peerID == pairing.id } else { false } })
         // The attempt ended: the idlest session goes next.
-        await server.manager.setPairingInProgress(false, for: pairing.id)
+        server.manager.setPairingInProgress(false, for: pairing.id)
         let last = try await TestPeer(name: "Last")
         await connect(last, to: server)
         #expect(!(await server.manager.currentSessions().contains { $0.peerID == pairing.id }))

@@ -6,7 +6,7 @@ import InterPayTransport
 /// by `Daemon` and handed to each.
 struct DaemonServices: Sendable {
     let configuration: DaemonConfiguration
-    /// The sessions, ledger, engine and pairing, built as the benchmarks and the tests build them.
+    /// The sessions, ledger and engine (payments and pairing), built as the benchmarks and the tests build them.
     let node: Node
     let shared: SharedState
     let broadcaster: EventBroadcaster
@@ -28,8 +28,6 @@ extension UsesDaemonServices {
     var database: AppDatabase { services.node.database }
     /// The payment engine.
     var engine: PaymentEngine { services.node.engine }
-    /// Pairing with verification codes.
-    var pairing: PairingCoordinator { services.node.pairing }
     /// The state `status` reports (ports, discovery).
     var shared: SharedState { services.shared }
     /// The event stream of `subscribe`.

@@ -48,8 +48,6 @@ package final class Node: Sendable {
     package let database: AppDatabase
     /// Its payment engine.
     package let engine: PaymentEngine
-    /// Pairing with verification codes.
-    let pairing: PairingCoordinator
     /// The ledger file, when the node opened it (`init(directory:options:logger:)`).
     package let ledgerPath: String?
     private let temporaryDirectory: String?
@@ -90,7 +88,6 @@ package final class Node: Sendable {
             receiptIssuer: options.issuesReceipts
                 ? ReceiptIssuer(signer: identity.receiptSigner, name: options.name) : nil,
             acceptTestPeriods: options.acceptTestPeriods, logger: logger)
-        pairing = PairingCoordinator(database: database, sessions: sessions, logger: logger)
     }
 
     /// Builds the node with the identity kept in `directory` (made there if there is none) and its ledger in
@@ -115,9 +112,9 @@ package final class Node: Sendable {
     /// This node's peer ID.
     package var id: PeerID { identity.peerID }
 
-    /// The router between the sessions and the engine and pairing; `takePaymentFrames(from:)` has been called.
+    /// The router between the sessions and the engine; `takePaymentFrames(from:)` has been called.
     func router(resolutionPriority: ResolutionPriority? = nil) -> SessionEventRouter {
-        let router = SessionEventRouter(engine: engine, pairing: pairing, resolutionPriority: resolutionPriority)
+        let router = SessionEventRouter(engine: engine, resolutionPriority: resolutionPriority)
         router.takePaymentFrames(from: sessions)
         return router
     }

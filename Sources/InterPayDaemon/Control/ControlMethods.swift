@@ -156,10 +156,10 @@ struct ControlMethods: ControlService, UsesDaemonServices {
 
     /// `trust` of a peer in `peers` and `pair`: paired or unverified, and the pairing in progress if any.
     private func trust(_ peer: PeerID, trusted: [PeerID: TrustedPeerRecord]) async -> TrustInfo {
-        let status = await pairing.status(of: peer)
+        let status = await engine.pairingStatus(of: peer)
         return TrustInfo(
             state: trusted[peer] != nil ? "paired" : "unverified", pairedAt: trusted[peer]?.pairedAt.secondsSince1970,
-            pairing: status.phase, code: status.code?.digits, until: status.until?.secondsSince1970,
+            pairing: status.phase.rawValue, code: status.code?.digits, until: status.until?.secondsSince1970,
             failures: Int64(status.failures))
     }
 
@@ -175,13 +175,13 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                     reason: .pairingCodeFormat)
             }
             let peer = try await resolvePeer(peerText, requireSession: false)
-            let record = try await pairing.confirm(code, with: peer)
+            let record = try await engine.confirmPairing(code, with: peer)
             return PairingInfo(
                 peer: PeerIdentity(name: record.name, id: peer.description, shortID: peer.shortDescription),
                 trust: await trust(peer, trusted: [peer: record]), me: nil)
         }
         let peer = try await resolvePeer(peerText)
-        _ = try await pairing.start(with: peer)
+        _ = try await engine.startPairing(with: peer)
         let directory = try await database.peerDirectory()
         let names = PeerName.all(
             peers: directory.peers, sessions: await sessions.currentSessions(), trusted: directory.trusted)
@@ -197,7 +197,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     /// key seen there is pinned instead: a static peer whose key really changed).
     func untrust(_ params: PeerParams) async throws -> UntrustInfo {
         let peer = try await resolvePeer(try required(params.peer, "peer"), requireSession: false)
-        let unpaired = try await pairing.untrust(peer)
+        let unpaired = try await engine.untrust(peer)
         let addresses = try await database.unpinStatic(peer)
         for static_ in configuration.staticPeers where addresses.contains(static_.address) {
             await sessions.resetPin(forKey: static_.dialKey, expectedPeerID: static_.peerID)

@@ -8,7 +8,7 @@ import InterPayStore
 import Logging
 import ServiceLifecycle
 
-/// What the engine and pairing report, as typed events (`ControlEvent`) for `interpay watch` and the web app's
+/// What the engine (payments, sessions, pairing) reports, as typed events (`ControlEvent`) for `interpay watch` and the web app's
 /// streams; also keeps in the ledger the key a static peer pinned on first contact. Graceful shutdown ends it.
 struct PeerEventFeedService: Service, UsesDaemonServices {
     let services: DaemonServices
@@ -16,10 +16,7 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
 
     func run() async {
         await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await followEngine() }
-                group.addTask { await followPairing() }
-            }
+            await followEngine()
         }
     }
 
@@ -67,6 +64,8 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
                 publish(.peerUp(await eventPeer(info.peerID, name: info.name, address: info.address)))
             case .peerDown(let info):
                 publish(.peerDown(await eventPeer(info.peerID, name: info.name, address: info.address)))
+            case .pairing(let pairing):
+                await publish(pairing)
             }
         }
     }
@@ -89,31 +88,29 @@ struct PeerEventFeedService: Service, UsesDaemonServices {
         }
     }
 
-    /// Pairing events go to `interpay watch` subscribers.
-    private func followPairing() async {
-        for await event in pairing.events {
-            switch event {
-            case .requested(let id, let name):
-                publish(
-                    .pairingRequested(
-                        await eventPeer(id, name: name),
-                        message: "peer \(id.shortDescription) wants to pair: run interpay pair \(id.shortDescription)"))
-            case .started(let id, let name, let attemptID):
-                publish(.pairingStarted(await eventPeer(id, name: name), attempt: attemptID.wireString))
-            case .code(let id, let name, let code, let expiresAt):
-                publish(
-                    .pairingCode(
-                        await eventPeer(id, name: name), code: code.digits, expiresAt: expiresAt.secondsSince1970))
-            case .paired(let id, let name):
-                publish(.paired(await eventPeer(id, name: name)))
-            case .failed(let id, let name, let reason, let failures):
-                publish(
-                    .pairingFailed(
-                        await eventPeer(id, name: name), reason: reason, failures: Int64(failures),
-                        attemptsLeft: Int64(max(0, PairingMachine.maxFailures - failures))))
-            case .locked(let id, let name, let until):
-                publish(.pairingLocked(await eventPeer(id, name: name), lockedUntil: until.secondsSince1970))
-            }
+    /// Publishes a pairing event.
+    private func publish(_ event: PairingEvent) async {
+        switch event {
+        case .requested(let id, let name, _):
+            publish(
+                .pairingRequested(
+                    await eventPeer(id, name: name),
+                    message: "peer \(id.shortDescription) wants to pair: run interpay pair \(id.shortDescription)"))
+        case .started(let id, let name, let attemptID):
+            publish(.pairingStarted(await eventPeer(id, name: name), attempt: attemptID.wireString))
+        case .code(let id, let name, let code, let expiresAt):
+            publish(
+                .pairingCode(
+                    await eventPeer(id, name: name), code: code.digits, expiresAt: expiresAt.secondsSince1970))
+        case .paired(let id, let name):
+            publish(.paired(await eventPeer(id, name: name)))
+        case .failed(let id, let name, let reason, let failures):
+            publish(
+                .pairingFailed(
+                    await eventPeer(id, name: name), reason: reason, failures: Int64(failures),
+                    attemptsLeft: Int64(max(0, PairingMachine.maxFailures - failures))))
+        case .locked(let id, let name, let until):
+            publish(.pairingLocked(await eventPeer(id, name: name), lockedUntil: until.secondsSince1970))
         }
     }
 

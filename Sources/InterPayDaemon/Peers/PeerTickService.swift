@@ -1,8 +1,8 @@
 import Logging
 import ServiceLifecycle
 
-/// The daemon's once-a-second work: payments past their expiry and subscription periods due (the engine), pairing
-/// attempts past their time, the allocator trimmed after session churn (`MemoryTrim`), and, at most every 10 s, a
+/// The daemon's once-a-second work: payments past their expiry, subscription periods due and pairing attempts past
+/// their time (the engine), the allocator trimmed after session churn (`MemoryTrim`), and, at most every 10 s, a
 /// line saying what the peers' log budgets held back. Graceful shutdown ends it.
 struct PeerTickService: Service, UsesDaemonServices {
     let services: DaemonServices
@@ -13,7 +13,6 @@ struct PeerTickService: Service, UsesDaemonServices {
             var trim = MemoryTrim()
             while !Task.isCancelled {
                 await engine.tick()
-                await pairing.tick()
                 trim.afterChurn(connectionsEnded: sessions.inboundConnectionsEnded)
                 // What the peers' log budgets held back (a line about no peer: never held back itself).
                 if let left = PeerLogBudget.shared.summary() {

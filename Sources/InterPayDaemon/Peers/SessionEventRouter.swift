@@ -3,7 +3,7 @@ import InterPayDiscovery
 import InterPayEngine
 import InterPayTransport
 
-/// Hands session events to the payment engine and to pairing, as the daemon does, one at a time and in order; with
+/// Hands session events to the payment engine (payments and pairing), as the daemon does, one at a time and in order; with
 /// `takePaymentFrames(from:)`, payment frames go from each session's reader to the engine without it.
 ///
 /// The engine queues each frame's step and returns before it commits, so frames on many payments share commits;
@@ -11,7 +11,6 @@ import InterPayTransport
 /// the router) waits, and the session stops reading its socket (no frame is dropped).
 struct SessionEventRouter: PaymentFrameSink {
     let engine: PaymentEngine
-    let pairing: PairingCoordinator?
     /// Told which peers hold a session, so that discovery resolves the others first.
     var resolutionPriority: ResolutionPriority?
 
@@ -35,13 +34,9 @@ struct SessionEventRouter: PaymentFrameSink {
                 PeerLogBudget.shared.associate(peer: info.peerID.shortDescription, host: info.host)
                 resolutionPriority?.sessionUp(peer: info.peerID.description, name: info.name)
                 await engine.handle(.up(TransportLink.linkSession(info)))
-                await pairing?.sessionUp(info.peerID)
             case .down(let info, _):
                 resolutionPriority?.sessionDown(peer: info.peerID.description)
                 await engine.handle(.down(TransportLink.linkSession(info)))
-                await pairing?.sessionDown(info.peerID)
-            case .message(.pair(let frame), let peer):
-                await pairing?.receive(frame, from: peer)
             case .message(let message, let peer):
                 await engine.handle(.frame(message, from: peer))
             case .refused:

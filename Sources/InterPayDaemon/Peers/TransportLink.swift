@@ -20,6 +20,15 @@ struct TransportLink: PaymentLink {
         return sessions.send(encoded: bodies, on: info)
     }
 
+    func setPairingInProgress(_ inProgress: Bool, for peer: PeerID) {
+        sessions.setPairingInProgress(inProgress, for: peer)
+    }
+
+    func trustChanged(for peer: PeerID) async {
+        // The preference is asked again of the ledger, where the commit put the pairing.
+        await sessions.preferenceChanged(for: peer)
+    }
+
     /// A transport session as the engine sees it.
     static func linkSession(_ info: SessionInfo) -> LinkSession {
         LinkSession(

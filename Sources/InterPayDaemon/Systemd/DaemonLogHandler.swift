@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayEngine
 public import Logging
 
 /// The daemon's log lines on standard error: for journald when standard error is the journal (`JOURNAL_STREAM`
@@ -25,9 +26,9 @@ public struct DaemonLogHandler: LogHandler {
 
     /// The metadata key and value that mark a line the local user caused (a pairing started, a peer paired): such a
     /// line names a peer but is not held to the peers' log budget, so that a flood from others cannot hide it.
-    public static let causeKey = "cause"
+    public static let causeKey = UserCause.key
     /// See `causeKey`.
-    public static let userCause: Logger.Metadata.Value = "user"
+    public static let userCause = UserCause.value
 
     /// A handler writing to standard error in `style`.
     public init(label: String, level: Logger.Level, style: Style) {

@@ -15,4 +15,6 @@ public enum EngineEvent: Sendable {
     case peerDown(LinkSession)
     /// The peer's ack of one of our frames was committed: the frame left the outbox.
     case delivered(paymentID: UUID, messageID: UUID)
+    /// Pairing with a peer moved (PaymentEngine+Pairing).
+    case pairing(PairingEvent)
 }

@@ -48,6 +48,8 @@ public final class PaymentEngine: Sendable {
     /// Per peer, the session on which its whole outbox was last sent (see the type's documentation). Read and
     /// written only inside steps.
     let flushedSessions = Mutex<[PeerID: LinkSession]>([:])
+    /// Pairing with each peer (`PaymentEngine+Pairing`): written inside steps, read outside them for a status.
+    let pairingState = Mutex(PairingState())
     let waiters = AckWaiters()
     private let eventContinuation: AsyncStream<EngineEvent>.Continuation
     /// Engine events for watchers (the newest 1,024 are kept for a slow watcher).
@@ -169,6 +171,10 @@ public final class PaymentEngine: Sendable {
         var series: SeriesRecord?
         /// For bill commands: the bill's shares as the step left them.
         var bill: [PaymentRecord]?
+        /// For a pairing's confirmation: the pairing it recorded.
+        var trusted: TrustedPeerRecord?
+        /// For `untrust`: whether a pairing was forgotten.
+        var untrusted = false
         /// For local commands: why the command failed (its step may still have committed).
         var refusal: EngineError?
         /// Set when the transaction failed: nothing of the step is stored.
@@ -279,12 +285,16 @@ public final class PaymentEngine: Sendable {
             if let bodies = frames[session] { link.send(bodies, on: session) }
         }
         for (step, outcome) in done {
-            if let failure = outcome.failure, step.answersFailureOf != nil {
+            if let failure = outcome.failure, step.done == nil {
+                // Nobody waits for this step's outcome (a peer's frame or session event): the log is all it gets.
                 logger.error(
-                    "could not process a frame",
+                    step.answersFailureOf != nil ? "could not process a frame" : "could not process a session's step",
                     metadata: ["peer": "\(step.peer?.shortDescription ?? "?")", "error": "\(failure)"])
             }
-            for event in outcome.events { eventContinuation.yield(event) }
+            for event in outcome.events {
+                if case .pairing(let pairing) = event { report(pairing) }
+                eventContinuation.yield(event)
+            }
             for (messageID, answer) in outcome.answered { waiters.resolve(messageID, answer) }
             step.done?(outcome)
         }
@@ -321,6 +331,7 @@ public final class PaymentEngine: Sendable {
                         }
                         var outcome = StepOutcome()
                         outcome.events = [.peerDown(session)]
+                        try pairingSessionChanged(session.peerID, up: false, ledger: ledger, now: now, into: &outcome)
                         return outcome
                     }), lane: session.peerID)
         case .frame(let message, let peer):
@@ -331,6 +342,15 @@ public final class PaymentEngine: Sendable {
     /// Queues the step of one frame from `peer` (everything but the transport's own frames).
     public func receive(_ message: PaymentMessage, from peer: PeerID, now: Timestamp = .now) async {
         guard let pipeline else { return }
+        if case .pair(let frame) = message {
+            // Pairing frames are not acknowledged (the machines answer what they answer), nor answered on failure.
+            await pipeline.submitInbound(
+                Step(
+                    peer: peer,
+                    body: { [self] ledger in try receivePairing(frame, from: peer, ledger: ledger, now: now) }),
+                lane: peer)
+            return
+        }
         let quote = await quoteForIncoming(message)
         await pipeline.submitInbound(
             Step(
@@ -353,10 +373,12 @@ public final class PaymentEngine: Sendable {
         let plan = try planSend(to: session.peerID, ledger: ledger, now: now)
         outcome.add(plan.transmission(then: [], answer: nil))
         outcome.events = [.peerUp(session)]
+        try pairingSessionChanged(session.peerID, up: true, ledger: ledger, now: now, into: &outcome)
         return outcome
     }
 
-    /// Expires what is due and stops resending what expired; one step.
+    /// Expires what is due, stops resending what expired, schedules series periods and ends pairing attempts, codes
+    /// and locks past their time; one step.
     public func tick(now: Timestamp = .now) async {
         do {
             _ = try await perform(concerning: nil) { [self] ledger in
@@ -377,6 +399,7 @@ public final class PaymentEngine: Sendable {
                     outcome.events.append(.paymentUpdated(record))
                 }
                 try scheduleSeries(ledger: ledger, now: now, into: &outcome)
+                try tickPairing(ledger: ledger, now: now, into: &outcome)
                 let dropped = try ledger.pruneOutbox(now: now)
                 if !dropped.isEmpty {
                     logger.debug("stopped resending expired frames", metadata: ["count": "\(dropped.count)"])

@@ -41,7 +41,7 @@ extension PaymentLink {
 /// What the engine needs of the sessions: which peer has one now, and a way to hand it frames. The daemon plugs its
 /// TLS session manager in; tests and benchmarks use `MemoryLink`.
 ///
-/// Both calls are synchronous and must not block: the engine makes them between a ledger commit and the next, in
+/// Its calls but `trustChanged(for:)` are synchronous and must not block: the engine makes them between a ledger commit and the next, in
 /// commit order, so that frames to a peer leave in the order their commits happened.
 public protocol PaymentLink: Sendable {
     /// The capabilities this end announces in its `hello`: a frame of a capability is spoken on a session only when
@@ -59,6 +59,23 @@ public protocol PaymentLink: Sendable {
     /// the next session gets it all again).
     @discardableResult
     func send(_ bodies: [[UInt8]], on session: LinkSession) -> Bool
+
+    /// Says whether a pairing attempt with `peer` is in progress: while one is, its session is not to be given up
+    /// for another's (the daemon: never evicted at the session limit). Called inside the step that starts or ends
+    /// the attempt, before any frame of it is handed over.
+    func setPairingInProgress(_ inProgress: Bool, for peer: PeerID)
+
+    /// Says, after the commit and before the command that did it returns, that the local user paired with `peer` or
+    /// forgot the pairing (the daemon: its session is kept over others' from now on, or no longer).
+    func trustChanged(for peer: PeerID) async
+}
+
+extension PaymentLink {
+    /// A link without a session limit has nothing to keep: by default, nothing happens.
+    public func setPairingInProgress(_ inProgress: Bool, for peer: PeerID) {}
+
+    /// A link without a session limit has nothing to keep: by default, nothing happens.
+    public func trustChanged(for peer: PeerID) async {}
 }
 
 /// What happens on the link, in the order the engine must see it.

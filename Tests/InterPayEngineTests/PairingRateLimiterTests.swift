@@ -1,7 +1,7 @@
 import InterPayCore
 import Testing
 
-@testable import InterPayDaemon
+@testable import InterPayEngine
 
 @Suite("Pairing commit rate limit")
 struct PairingRateLimiterTests {
@@ -65,7 +65,7 @@ struct PairingRateLimiterTests {
 
     @Test("'wants to pair' notices are bounded daemon-wide, and the next one says how many were held back")
     func noticeBudget() {
-        var notices = PairingCoordinator.NoticeBudget()
+        var notices = PairingState.NoticeBudget()
         let t0 = ContinuousClock.now
         let shown = (0..<400).compactMap { _ in notices.admit(now: t0) }
         #expect(shown.count == Int(notices.burst))
