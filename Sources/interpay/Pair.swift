@@ -52,17 +52,17 @@ struct Pair: ParsableCommand {
                 return
             }
             switch trust.pairing {
-            case "code":
+            case .code:
                 let digits = trust.code?.printable ?? ""
                 print("Verification code for \(name): \(Self.grouped(digits))")
                 print("Check that \(name) shows the same code, then run: interpay pair \(short) --code <its code>")
                 print("The code is valid until \(Formatting.localTime(trust.until)).")
-            case "locked":
+            case .locked:
                 print(
                     "Pairing with \(name) is locked until \(Formatting.localTime(trust.until)).")
-            case "exchanging":
+            case .exchanging:
                 print("Pairing with \(name) is in progress; the code appears in 'interpay watch' and 'interpay peers'.")
-            default:
+            case .idle, .requested, .waiting:
                 let me = result.me?.shortID.printable ?? ""
                 print("Waiting for the peer's user to run: interpay pair \(me)")
                 print(
@@ -85,14 +85,14 @@ struct Pair: ParsableCommand {
 
     /// The TRUST column of `peers`: `paired`, `unverified`, or the pairing in progress.
     static func describe(trust: TrustInfo) -> String {
-        let state = trust.state.printable
+        let state = trust.state.rawValue
         switch trust.pairing {
-        case "code": return "\(state), code \(grouped(trust.code?.printable ?? ""))"
-        case "waiting": return "\(state), pairing: waiting for the peer's user"
-        case "exchanging": return "\(state), pairing"
-        case "requested": return "\(state), wants to pair"
-        case "locked": return "\(state), pairing locked"
-        default: return state
+        case .code: return "\(state), code \(grouped(trust.code?.printable ?? ""))"
+        case .waiting: return "\(state), pairing: waiting for the peer's user"
+        case .exchanging: return "\(state), pairing"
+        case .requested: return "\(state), wants to pair"
+        case .locked: return "\(state), pairing locked"
+        case .idle: return state
         }
     }
 }

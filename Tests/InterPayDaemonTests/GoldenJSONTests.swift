@@ -135,7 +135,7 @@ struct GoldenJSONTests {
     @Test("peers and pair")
     func peers() throws {
         let trust = TrustInfo(
-            state: "unverified", pairedAt: nil, pairing: "code", code: "123456", until: 9, failures: 0)
+            state: .unverified, pairedAt: nil, pairing: .code, code: "123456", until: 9, failures: 0)
         let peers = PeerList(
             peers: [
                 PeerInfo(

@@ -71,3 +71,5 @@ extension PaymentState: ControlChoice {}
 extension PaymentMethod: ControlChoice {}
 
 extension SeriesState: ControlChoice {}
+
+extension PairingPhase: ControlChoice {}

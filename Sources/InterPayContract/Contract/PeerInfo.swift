@@ -1,3 +1,5 @@
+public import InterPayCore
+
 /// The answer of `peers`: the peers this daemon knows, and its static peer addresses.
 public struct PeerList: Codable, Sendable, Equatable {
     /// Peers with a session first, then the others the ledger knows.
@@ -55,12 +57,12 @@ public struct PeerInfo: Codable, Sendable, Equatable {
 
 /// A peer's `trust` in `peers` and `pair`.
 public struct TrustInfo: Codable, Sendable, Equatable {
-    /// `paired` or `unverified`.
-    public var state: String
+    /// Paired or not.
+    public var state: PeerTrust
     /// When it was paired (Unix time).
     @Nullable public var pairedAt: Int64?
-    /// The pairing attempt: `idle`, `requested`, `waiting`, `exchanging`, `code` or `locked`.
-    public var pairing: String
+    /// Where the pairing attempt stands.
+    public var pairing: PairingPhase
     /// The verification code while `pairing` is `code`.
     @Nullable public var code: String?
     /// When the attempt or the lock ends (Unix time).
@@ -69,7 +71,9 @@ public struct TrustInfo: Codable, Sendable, Equatable {
     public var failures: Int64
 
     /// A trust state.
-    public init(state: String, pairedAt: Int64?, pairing: String, code: String?, until: Int64?, failures: Int64) {
+    public init(
+        state: PeerTrust, pairedAt: Int64?, pairing: PairingPhase, code: String?, until: Int64?, failures: Int64
+    ) {
         self.state = state
         self.pairedAt = pairedAt
         self.pairing = pairing

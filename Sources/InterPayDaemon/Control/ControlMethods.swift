@@ -158,8 +158,8 @@ struct ControlMethods: ControlService, UsesDaemonServices {
     private func trust(_ peer: PeerID, trusted: [PeerID: TrustedPeerRecord]) async -> TrustInfo {
         let status = await engine.pairingStatus(of: peer)
         return TrustInfo(
-            state: trusted[peer] != nil ? "paired" : "unverified", pairedAt: trusted[peer]?.pairedAt.secondsSince1970,
-            pairing: status.phase.rawValue, code: status.code?.digits, until: status.until?.secondsSince1970,
+            state: trusted[peer] != nil ? .paired : .unverified, pairedAt: trusted[peer]?.pairedAt.secondsSince1970,
+            pairing: status.phase, code: status.code?.digits, until: status.until?.secondsSince1970,
             failures: Int64(status.failures))
     }
 
