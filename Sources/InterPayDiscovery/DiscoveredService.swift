@@ -1,8 +1,8 @@
 import Dispatch
 import InterPayCore
 
-/// What a discovery session knows about one instance name: where the browser sees it, what was reported to the
-/// consumer, and the resolution in progress.
+/// What a discovery session knows about one instance name: where the browser sees it, and the resolution in
+/// progress (what was reported to the consumer is `ReportedPeers`'s).
 ///
 /// Confined to the session's queue, like everything the session owns.
 final class DiscoveredService {
@@ -45,8 +45,6 @@ final class DiscoveredService {
     /// How many browse adds without a matching remove each interface has reported (an instance can be reported
     /// once per interface and address family).
     var interfaces: [UInt32: Int] = [:]
-    /// What the consumer was told (`appeared` / `changed`), nil when nothing was reported.
-    var reported: DiscoveredPeer?
     /// The resolution in progress.
     var resolution: Resolution?
     /// A scheduled new attempt after a failed resolution.
@@ -70,10 +68,10 @@ final class DiscoveredService {
     /// Whether the browser currently sees the instance on some interface.
     var isPresent: Bool { !interfaces.isEmpty }
 
-    /// The interface to resolve on: the one the reported peer was resolved on while it is still there, else the
-    /// lowest index that has the instance.
-    var preferredInterface: UInt32? {
-        if let reported, interfaces[reported.interfaceIndex] != nil { return reported.interfaceIndex }
+    /// The interface to resolve on: `reportedOn` (where the reported peer was resolved) while the instance is still
+    /// there, else the lowest index that has the instance.
+    func preferredInterface(reportedOn: UInt32?) -> UInt32? {
+        if let reportedOn, interfaces[reportedOn] != nil { return reportedOn }
         return interfaces.keys.min()
     }
 

@@ -82,11 +82,13 @@ final class DiscoverySession: @unchecked Sendable {
     private var phase: DiscoveryConnection.Phase { connection.phase }
     private var browse: DNSServiceOperation?
     private var registration: DNSServiceOperation?
-    /// The name the current registration asked for, and the one reported with `registered`.
-    private var requestedName: String?
-    private var registeredName: String?
+    /// The name asked for and the one registered, and the renames a taken name brings: the pure decider the
+    /// registration drives.
+    private var names = RegistrationNames(maximumRenames: DiscoverySession.maximumRenames)
     /// Every instance seen since the last reconnect, plus the reported ones kept across an outage.
     private var services: [String: DiscoveredService] = [:]
+    /// What the consumer was told about each instance: the pure decider the reporting drives.
+    private var reports = ReportedPeers()
     /// Which instances are resolved now and which wait their turn (`maximumConcurrentResolutions` at most, fewer
     /// while the bus refuses connections): the pure decider this session drives.
     private var slots = ResolutionSlots(maximum: DiscoverySession.maximumConcurrentResolutions)
@@ -224,8 +226,7 @@ final class DiscoverySession: @unchecked Sendable {
         browse = nil
         registration?.cancel()
         registration = nil
-        requestedName = nil
-        registeredName = nil
+        names.reset()
         sweepItem?.cancel()
         sweepItem = nil
         stableItem?.cancel()
@@ -234,7 +235,7 @@ final class DiscoverySession: @unchecked Sendable {
         for (name, service) in services {
             service.cancelWork()
             service.interfaces = [:]
-            if service.reported == nil { services[name] = nil }
+            if reports[name] == nil { services[name] = nil }
         }
     }
 
@@ -252,9 +253,9 @@ final class DiscoverySession: @unchecked Sendable {
         for (name, service) in services where !service.isPresent {
             services[name] = nil
             service.cancelWork()
-            if let peer = service.reported {
+            if let gone = reports.gone(name) {
                 logger.debug("DNS-SD instance not seen again after reconnecting", metadata: ["service": "\(name)"])
-                emit(.disappeared(serviceName: name, peerID: peer.peerID))
+                emit(gone)
             }
         }
         startQueuedResolutions()
@@ -267,13 +268,13 @@ final class DiscoverySession: @unchecked Sendable {
     // MARK: Registration
 
     /// Registers the advertisement as `firstName`, or as the next alternative while the name is taken by another
-    /// client of the same avahi-daemon (which Avahi reports at once, without renaming by itself).
+    /// client of the same avahi-daemon (`RegistrationNames`).
     private func startRegistration(named firstName: String) throws(DiscoveryError) {
         guard let advertisement else { return }
         let type = serviceType
         let port = advertisement.port.bigEndian
-        var name = firstName
-        for _ in 0..<Self.maximumRenames {
+        var name = names.begin(firstName)
+        while true {
             let operation = DNSServiceOperation(label: "register \(name)", queue: queue)
             operation.handler = { [weak self] operation, reply in self?.handleRegistration(reply, from: operation) }
             let candidate = name
@@ -284,36 +285,38 @@ final class DiscoverySession: @unchecked Sendable {
                         DNSServiceOperation.registerReply, context)
                 }
             }
-            if error == DNSServiceErrorCode.noError {
+            let result: RegistrationNames.CallResult =
+                switch error {
+                case DNSServiceErrorCode.noError: .accepted
+                case DNSServiceErrorCode.nameConflict: .nameTaken
+                default: .failed
+                }
+            switch names.callReturned(result) {
+            case .registering:
                 registration = operation
-                requestedName = name
                 return
-            }
-            guard error == DNSServiceErrorCode.nameConflict else {
+            case .retry(let next, let taken):
+                logger.notice(
+                    "DNS-SD name already registered on this host, trying another",
+                    metadata: ["name": "\(taken)", "next": "\(next)"])
+                name = next
+            case .giveUp:
                 throw .dnsService(operation: .register, code: error)
             }
-            let next = ServiceInstanceName.alternative(to: name)
-            logger.notice(
-                "DNS-SD name already registered on this host, trying another",
-                metadata: ["name": "\(name)", "next": "\(next)"])
-            name = next
         }
-        throw .dnsService(operation: .register, code: DNSServiceErrorCode.nameConflict)
     }
 
     private func handleRegistration(_ reply: DNSServiceOperation.Reply, from operation: DNSServiceOperation) {
         switch reply {
         case .registered(let name):
             // Old Avahi versions also call back without error when the daemon goes away: same name, ignored.
-            guard name != registeredName else { return }
-            registeredName = name
+            guard names.registered(as: name) else { return }
             logger.debug("DNS-SD service registered", metadata: ["name": "\(name)", "type": "\(serviceType)"])
             emit(.registered(name: name))
         case .failed(let code) where code == DNSServiceErrorCode.nameConflict:
             operation.cancel()
             registration = nil
-            registeredName = nil
-            let next = ServiceInstanceName.alternative(to: requestedName ?? advertisement?.name ?? "")
+            let next = names.conflicted(fallback: advertisement?.name ?? "")
             logger.notice("DNS-SD name conflict, trying another name", metadata: ["next": "\(next)"])
             do {
                 try startRegistration(named: next)
@@ -370,7 +373,7 @@ final class DiscoverySession: @unchecked Sendable {
         if !wasPresent {
             service.failedResolutions = 0
             service.announcedAt = .now
-            if let own = registeredName ?? requestedName, !ResolutionSide.resolvesFirst(own: own, other: name) {
+            if let own = names.ownName, !ResolutionSide.resolvesFirst(own: own, other: name) {
                 leaveToOtherSide(service)
             } else {
                 requestResolution(of: service, on: interfaceIndex)
@@ -392,7 +395,7 @@ final class DiscoverySession: @unchecked Sendable {
     /// leaving are known as for any other peer.
     private func sessionUp(named name: String) {
         guard phase == .running, let service = services[name], service.leftToOtherSide, service.resolution == nil,
-            let interfaceIndex = service.preferredInterface
+            let interfaceIndex = preferredInterface(of: service)
         else { return }
         requestResolution(of: service, on: interfaceIndex, canWait: true)
     }
@@ -402,7 +405,7 @@ final class DiscoverySession: @unchecked Sendable {
         service.cancelWork()
         let item = DispatchWorkItem { [weak self, weak service] in
             guard let self, let service, self.services[service.name] === service, service.resolution == nil,
-                let interfaceIndex = service.preferredInterface
+                let interfaceIndex = preferredInterface(of: service)
             else { return }
             self.requestResolution(of: service, on: interfaceIndex, canWait: canWait)
         }
@@ -417,9 +420,9 @@ final class DiscoverySession: @unchecked Sendable {
         if service.isPresent {
             // Still there on another interface: resolve there if the peer was resolved on the one now gone.
             let resolvedHere =
-                service.reported?.interfaceIndex == interfaceIndex
+                reports[name]?.interfaceIndex == interfaceIndex
                 || service.resolution?.interfaceIndex == interfaceIndex
-            if service.interfaces[interfaceIndex] == nil, resolvedHere, let other = service.preferredInterface {
+            if service.interfaces[interfaceIndex] == nil, resolvedHere, let other = preferredInterface(of: service) {
                 startResolution(of: service, on: other)
             }
             return
@@ -428,9 +431,9 @@ final class DiscoverySession: @unchecked Sendable {
         service.cancelWork()
         slots.remove(name)
         startQueuedResolutions()
-        if let peer = service.reported {
+        if let gone = reports.gone(name) {
             logger.debug("DNS-SD instance gone", metadata: ["service": "\(name)"])
-            emit(.disappeared(serviceName: name, peerID: peer.peerID))
+            emit(gone)
         }
     }
 
@@ -444,6 +447,11 @@ final class DiscoverySession: @unchecked Sendable {
         let canWait = canWait || priority.canWait(service.name)
         guard slots.request(service.name, canWait: canWait, running: runningResolutions) else { return }
         startResolution(of: service, on: interfaceIndex)
+    }
+
+    /// The interface to resolve `service` on (`DiscoveredService.preferredInterface(reportedOn:)`).
+    private func preferredInterface(of service: DiscoveredService) -> UInt32? {
+        service.preferredInterface(reportedOn: reports[service.name]?.interfaceIndex)
     }
 
     /// The resolutions running now.
@@ -582,7 +590,7 @@ final class DiscoverySession: @unchecked Sendable {
         // The first that cannot wait (see `ResolutionPriority`), else the first.
         while let name = slots.next(running: runningResolutions, canWait: { priority.canWait($0) }) {
             guard phase == .running, let service = services[name], service.resolution == nil,
-                let interfaceIndex = service.preferredInterface
+                let interfaceIndex = preferredInterface(of: service)
             else { continue }
             startResolution(of: service, on: interfaceIndex)
         }
@@ -598,7 +606,7 @@ final class DiscoverySession: @unchecked Sendable {
         service.ignoredReason = nil
         var hostName = resolution.hostTarget
         if hostName.hasSuffix(".") { hostName.removeLast() }
-        let dialsFirst = (registeredName ?? requestedName).map {
+        let dialsFirst = names.ownName.map {
             ResolutionSide.resolvesFirst(own: $0, other: service.name)
         }
         let peer = DiscoveredPeer(
@@ -608,20 +616,17 @@ final class DiscoverySession: @unchecked Sendable {
         let metadata: Logger.Metadata = [
             "service": "\(service.name)", "id": "\(peerID.shortDescription)", "address": "\(address):\(peer.port)",
         ]
-        if let previous = service.reported {
-            guard previous != peer else {
-                logger.trace("DNS-SD instance resolved, unchanged", metadata: metadata)
-                return
-            }
-            service.reported = peer
-            logger.debug("DNS-SD instance changed", metadata: metadata)
-            emit(.changed(peer))
-        } else {
-            service.reported = peer
+        switch reports.resolved(peer) {
+        case nil:
+            logger.trace("DNS-SD instance resolved, unchanged", metadata: metadata)
+        case .appeared?:
             logger.debug("DNS-SD instance resolved", metadata: metadata)
             emit(.appeared(peer))
             // Only an answer that came soon after the announcement can be a record its goodbye left behind.
             if ContinuousClock.now - service.announcedAt < Self.confirmationDelay { scheduleConfirmation(of: service) }
+        case let event?:
+            logger.debug("DNS-SD instance changed", metadata: metadata)
+            emit(event)
         }
     }
 
@@ -642,10 +647,7 @@ final class DiscoverySession: @unchecked Sendable {
             service.ignoredReason = reason
             logger.log(level: level, "ignoring DNS-SD instance: \(reason)", metadata: ["service": "\(service.name)"])
         }
-        if let peer = service.reported {
-            service.reported = nil
-            emit(.disappeared(serviceName: service.name, peerID: peer.peerID))
-        }
+        if let gone = reports.gone(service.name) { emit(gone) }
     }
 
     /// A resolve or address lookup failed or timed out: try again later while the instance is announced.
@@ -663,7 +665,7 @@ final class DiscoverySession: @unchecked Sendable {
         logger.debug("DNS-SD resolve failed; retrying in \(delay.logText)", metadata: metadata)
         let item = DispatchWorkItem { [weak self, weak service] in
             guard let self, let service, self.services[service.name] === service,
-                let interfaceIndex = service.preferredInterface
+                let interfaceIndex = preferredInterface(of: service)
             else { return }
             self.startResolution(of: service, on: interfaceIndex)
         }
