@@ -52,6 +52,7 @@ final class DNSServiceOperation: @unchecked Sendable {
     ) -> DNSServiceErrorType {
         dispatchPrecondition(condition: .onQueue(queue))
         precondition(ref == nil && !isActive, "a DNS-SD operation is started once")
+        AvahiMemory.zeroAllocations()
         var newRef: DNSServiceRef?
         let error = call(&newRef, Unmanaged.passUnretained(self).toOpaque())
         guard error == DNSServiceErrorCode.noError, let newRef else {
