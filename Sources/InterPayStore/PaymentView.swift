@@ -76,20 +76,9 @@ extension AppDatabase {
 
     /// `record` with its peer's names: one read of two rows.
     public func paymentView(_ record: PaymentRecord) async throws(StoreError) -> PaymentView {
-        let peer = record.peerID.description
-        let names = try await read("read the names of \(record.peerID.shortDescription)") { db -> [String?] in
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT (SELECT name FROM peer WHERE peerID = ?) AS announcedName,
-                        (SELECT name FROM trustedPeer WHERE peerID = ?) AS pinnedName,
-                        (SELECT pairedName FROM trustedPeer WHERE peerID = ?) AS pairedName
-                    """,
-                arguments: [peer, peer, peer])
-            return [row?["announcedName"], row?["pinnedName"], row?["pairedName"]]
+        try await read("read the names of \(record.peerID.shortDescription)") { db in
+            try Ledger(db).paymentView(of: record)
         }
-        return PaymentView(
-            record: record, announcedName: names[0], pinnedName: names[1], pairedName: names[2])
     }
 
     private static let paymentViewSelect = """
@@ -124,5 +113,21 @@ extension AppDatabase {
             record: try PaymentRecord(row: row), announcedName: row["announcedName"], pinnedName: row["pinnedName"],
             pairedName: row["pairedName"],
             refunds: RefundTotals(count: row["refundCount"] ?? 0, minor: row["refundedMinor"] ?? 0))
+    }
+}
+
+extension Ledger {
+    /// `record` with its peer's names, as the views show it (its refunds not read), inside a step's transaction or
+    /// a read: one cached statement.
+    public func paymentView(of record: PaymentRecord) throws -> PaymentView {
+        let peer = record.peerID.description
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT (SELECT name FROM peer WHERE peerID = ?1), (SELECT name FROM trustedPeer WHERE peerID = ?1),
+                        (SELECT pairedName FROM trustedPeer WHERE peerID = ?1)
+                    """),
+            arguments: [peer])
+        return PaymentView(record: record, announcedName: row?[0], pinnedName: row?[1], pairedName: row?[2])
     }
 }

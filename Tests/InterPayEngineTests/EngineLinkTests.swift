@@ -59,7 +59,7 @@ struct EngineLinkTests {
         await eventually("both sides hold the session") {
             alice.link.session(with: bob.id) != nil && bob.link.session(with: alice.id) != nil
         }
-        let (record, delivered) = try await alice.engine.requestReportingDelivery(
+        let (view, delivered) = try await alice.engine.requestReportingDelivery(
             from: bob.id, amount: try pesos(), memo: "tacos", category: nil, expiresIn: 600, wait: .seconds(10))
         // Reported delivered: the ack is in, and it removed the request from the outbox before `wait` returned. On
         // a machine loaded beyond the 10 s the wait is reported as such, and the ack still comes.
@@ -70,7 +70,7 @@ struct EngineLinkTests {
             #expect(delivered == false)
             #expect(await eventually("the ack removes the request from the outbox") { await outboxEmpty() })
         }
-        let onBob = try #require(try await bob.database.payment(id: record.id))
+        let onBob = try #require(try await bob.database.payment(id: view.record.id))
         #expect(onBob.state == .pending && onBob.role == .payer)
         await alice.stop()
         await bob.stop()

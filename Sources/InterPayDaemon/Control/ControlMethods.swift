@@ -245,10 +245,10 @@ struct ControlMethods: ControlService, UsesDaemonServices {
         }
         // Up to 2 s for the payer's daemon to acknowledge: a session that looks up but went dead (its keepalives
         // not yet missed) is told to the user as a queued request instead of a silent success.
-        let (record, delivered) = try await engine.requestReportingDelivery(
+        let (view, delivered) = try await engine.requestReportingDelivery(
             from: payer, amount: amount, memo: params.memo ?? "", category: params.category,
             expiresIn: expires, idempotencyKey: key, wait: Self.sendAcknowledgementWait)
-        var payment = try await info(record)
+        var payment = await info(view)
         payment.queued = delivered.map { !$0 }
         return payment
     }
@@ -627,9 +627,14 @@ struct ControlMethods: ControlService, UsesDaemonServices {
 
     /// A payment as the control methods answer it, with the amount in the preferred currency when it differs.
     func info(_ record: PaymentRecord) async throws -> PaymentInfo {
-        let view = try await database.paymentView(record)
-        let converted = try? await conversions.quote(record.amount)  // An unreadable amount has nothing to convert.
-        return Self.info(record, peerName: peerName(view), converted: converted ?? nil)
+        await info(try await database.paymentView(record))
+    }
+
+    /// A payment with its peer's names as the control methods answer it (`info(_:)` without the read).
+    func info(_ view: PaymentView) async -> PaymentInfo {
+        // An unreadable amount has nothing to convert.
+        let converted = try? await conversions.quote(view.record.amount)
+        return Self.info(view.record, peerName: peerName(view), converted: converted ?? nil)
     }
 
     /// A payment as the control methods answer it: `peer.name` is the name it is shown under (pinned at pairing for

@@ -27,16 +27,17 @@ extension PaymentEngine {
         try await requestReportingDelivery(
             from: payer, amount: amount, memo: memo, category: category, expiresIn: seconds,
             idempotencyKey: idempotencyKey, wait: wait, now: now
-        ).record
+        ).view.record
     }
 
-    /// `request`, and whether the payer's daemon acknowledged the request within `wait`: nil when nothing was
-    /// awaited (no wait, or an idempotent retry that returned the payment made before), false when it had not (the
-    /// request stays queued and is resent until it is acknowledged).
+    /// `request`, with its peer's names (read in the request's own transaction, so that an answer needs no read of
+    /// its own), and whether the payer's daemon acknowledged the request within `wait`: nil when nothing was awaited
+    /// (no wait, or an idempotent retry that returned the payment made before), false when it had not (the request
+    /// stays queued and is resent until it is acknowledged).
     public func requestReportingDelivery(
         from payer: PeerID, amount: Money, memo: String, category: String?, expiresIn seconds: Int64,
         idempotencyKey: String? = nil, wait: Duration = .zero, now: Timestamp = .now
-    ) async throws(EngineError) -> (record: PaymentRecord, delivered: Bool?) {
+    ) async throws(EngineError) -> (view: PaymentView, delivered: Bool?) {
         let fingerprint = Self.fingerprint(
             payer: payer, amount: amount, memo: memo, category: category, expiresIn: seconds)
         let payment: PaymentRequest
@@ -57,12 +58,14 @@ extension PaymentEngine {
                 payment, messageID: messageID, idempotencyKey: idempotencyKey, fingerprint: fingerprint,
                 ledger: ledger, now: now)
         }
-        guard let record = outcome.record else { throw .storage("the request step returned no payment") }
+        guard var view = outcome.view else { throw .storage("the request step returned no payment") }
         switch answer {
-        case .answered(let answered?): return (answered, true)
-        case .answered(nil), .dropped: return (record, true)
-        case .timedOut: return (record, false)
-        case nil: return (record, nil)
+        case .answered(let answered?):
+            view.record = answered
+            return (view, true)
+        case .answered(nil), .dropped: return (view, true)
+        case .timedOut: return (view, false)
+        case nil: return (view, nil)
         }
     }
 
@@ -78,6 +81,7 @@ extension PaymentEngine {
             }
             if let original = try ledger.payment(id: stored.paymentID) {
                 outcome.record = original
+                outcome.view = try ledger.paymentView(of: original)
                 return outcome
             }
         }
@@ -101,6 +105,7 @@ extension PaymentEngine {
         let stored = try ledger.apply(change)
         outcome.add(plan.transmission(then: stored, answer: nil))
         outcome.record = record
+        outcome.view = try ledger.paymentView(of: record)
         logger.info(
             "request sent",
             metadata: [

@@ -171,6 +171,8 @@ public final class PaymentEngine: Sendable {
         var series: SeriesRecord?
         /// For bill commands: the bill's shares as the step left them.
         var bill: [PaymentRecord]?
+        /// For `request`: the payment with its peer's names.
+        var view: PaymentView?
         /// For a pairing's confirmation: the pairing it recorded.
         var trusted: TrustedPeerRecord?
         /// For `untrust`: whether a pairing was forgotten.
