@@ -15,8 +15,8 @@ struct Peers: ParsableCommand {
             for peer in peers.peers {
                 let session =
                     peer.missedKeepalives > 0
-                    ? "\(peer.session.printable) (no answer to \(peer.missedKeepalives) keepalive"
-                        + "\(peer.missedKeepalives == 1 ? "" : "s"))" : peer.session.printable
+                    ? "\(peer.session.rawValue) (no answer to \(peer.missedKeepalives) keepalive"
+                        + "\(peer.missedKeepalives == 1 ? "" : "s"))" : peer.session.rawValue
                 table.add(
                     peer.name.printable + Formatting.announced(peer.announcedName), peer.shortID.printable,
                     peer.address?.printable ?? "-", session, Pair.describe(trust: peer.trust),

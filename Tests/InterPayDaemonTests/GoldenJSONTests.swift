@@ -139,10 +139,10 @@ struct GoldenJSONTests {
         let peers = PeerList(
             peers: [
                 PeerInfo(
-                    name: "bob", announcedName: nil, id: "ID", shortID: "SH", address: nil, session: "down",
+                    name: "bob", announcedName: nil, id: "ID", shortID: "SH", address: nil, session: .down,
                     lastSeen: 7, trust: trust)
             ],
-            static: [StaticPeerInfo(address: "198.18.0.5:7420", peerID: nil, pin: "none", refusedID: nil)])
+            static: [StaticPeerInfo(address: "198.18.0.5:7420", peerID: nil, pin: StaticPin.none, refusedID: nil)])
         #expect(
             try wire(ControlAPI.peers, peers)
                 == #"{"peers":[{"address":null,"announcedName":null,"id":"ID","lastSeen":7,"missedKeepalives":0,"#

@@ -27,8 +27,8 @@ public struct PeerInfo: Codable, Sendable, Equatable {
     /// Where it listens when we dialed it; the host alone when it dialed us (the port of an inbound connection is
     /// not one it listens on); the last one seen for a peer without a session.
     @Nullable public var address: String?
-    /// `up` or `down`.
-    public var session: String
+    /// Whether it has a session now.
+    public var session: SessionState
     /// When it was last heard from (Unix time): for a peer with a session, its last frame (a live peer answers every
     /// keepalive ping), else when its session ended.
     public var lastSeen: Int64
@@ -40,7 +40,7 @@ public struct PeerInfo: Codable, Sendable, Equatable {
 
     /// A peer.
     public init(
-        name: String, announcedName: String?, id: String, shortID: String, address: String?, session: String,
+        name: String, announcedName: String?, id: String, shortID: String, address: String?, session: SessionState,
         lastSeen: Int64, trust: TrustInfo, missedKeepalives: Int64 = 0
     ) {
         self.name = name
@@ -89,13 +89,13 @@ public struct StaticPeerInfo: Codable, Sendable, Equatable {
     public var address: String
     /// The peer ID expected there: configured, or pinned when first seen.
     @Nullable public var peerID: String?
-    /// `configured`, `first-seen` or `none`.
-    public var pin: String
+    /// Where the expected peer ID comes from, if any.
+    public var pin: StaticPin
     /// A different peer ID that was refused at the address.
     @Nullable public var refusedID: String?
 
     /// A static peer.
-    public init(address: String, peerID: String?, pin: String, refusedID: String?) {
+    public init(address: String, peerID: String?, pin: StaticPin, refusedID: String?) {
         self.address = address
         self.peerID = peerID
         self.pin = pin
@@ -166,4 +166,22 @@ public struct UntrustInfo: Codable, Sendable, Equatable {
         self.untrusted = untrusted
         self.unpinned = unpinned
     }
+}
+
+/// Whether a peer has a session now: `up` or `down`.
+public enum SessionState: String, ControlChoice {
+    /// A session is up.
+    case up
+    /// No session.
+    case down
+}
+
+/// Where a static peer address's expected peer ID comes from: `configured`, `first-seen` or `none`.
+public enum StaticPin: String, ControlChoice {
+    /// Given in the configuration.
+    case configured
+    /// Pinned when a key was first seen there.
+    case firstSeen = "first-seen"
+    /// None yet: the first key seen there will be pinned.
+    case none
 }

@@ -116,7 +116,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                 PeerInfo(
                     name: names[session.peerID]?.shown ?? session.name, announcedName: names[session.peerID]?.announced,
                     id: session.peerID.description, shortID: session.peerID.shortDescription,
-                    address: address, session: "up",
+                    address: address, session: .up,
                     lastSeen: Timestamp.now.secondsSince1970 - silence.components.seconds,
                     trust: await trust(session.peerID, trusted: trusted),
                     missedKeepalives: Self.missedKeepalives(silence: silence, interval: interval)))
@@ -126,7 +126,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
                 PeerInfo(
                     name: names[peer.peerID]?.shown ?? peer.name, announcedName: names[peer.peerID]?.announced,
                     id: peer.peerID.description, shortID: peer.peerID.shortDescription, address: peer.address,
-                    session: "down", lastSeen: peer.lastSeen.secondsSince1970,
+                    session: .down, lastSeen: peer.lastSeen.secondsSince1970,
                     trust: await trust(peer.peerID, trusted: trusted)))
         }
         var statics: [StaticPeerInfo] = []
@@ -141,7 +141,7 @@ struct ControlMethods: ControlService, UsesDaemonServices {
             statics.append(
                 StaticPeerInfo(
                     address: peer.address, peerID: (peer.peerID ?? pinned)?.description,
-                    pin: peer.peerID != nil ? "configured" : pinned != nil ? "first-seen" : "none",
+                    pin: peer.peerID != nil ? .configured : pinned != nil ? .firstSeen : StaticPin.none,
                     refusedID: sessions.refusedPeerID(forKey: peer.dialKey)?.description))
         }
         return PeerList(peers: rows, static: statics)
