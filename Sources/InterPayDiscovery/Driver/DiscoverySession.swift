@@ -373,7 +373,10 @@ final class DiscoverySession: @unchecked Sendable {
         if !wasPresent {
             service.failedResolutions = 0
             service.announcedAt = .now
-            if let own = names.ownName, !ResolutionSide.resolvesFirst(own: own, other: name) {
+            // The other side's to resolve first, unless its session is up already (it dialed before its
+            // instance was browsed here): then there is nothing to wait for, and it is resolved now, behind the
+            // others (`ResolutionPriority`), as `sessionUp(named:)` does when the session comes second.
+            if let own = names.ownName, !ResolutionSide.resolvesFirst(own: own, other: name), !priority.canWait(name) {
                 leaveToOtherSide(service)
             } else {
                 requestResolution(of: service, on: interfaceIndex)
