@@ -226,7 +226,7 @@ let package = Package(
         .executableTarget(
             name: "CoreBenchmarks",
             dependencies: [
-                "InterPayCore", "InterPayEngine", "InterPayStore",
+                "InterPayCore", "InterPayEngine", "InterPayStore", "InterPayContract",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],

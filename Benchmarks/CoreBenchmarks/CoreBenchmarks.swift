@@ -20,4 +20,5 @@ let benchmarks: @Sendable () -> Void = {
     PeerIDBenchmarks.register()
     LifecycleBenchmarks.register()
     EngineStepBenchmarks.register()
+    ControlAnswerBenchmarks.register()
 }

@@ -166,7 +166,10 @@ public enum WebApp {
     /// One method call: the result as the body, or `{"error": {code, message, data}}` with a matching status.
     static func call(_ handler: any ControlHandler, _ method: String, params: JSONValue?) async -> Response {
         do {
-            return json(.ok, try await handler.handle(method: method, params: params))
+            let result = try await handler.handle(method: method, params: params)
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: result.bytes)))
         } catch {
             return errorResponse(error)
         }

@@ -60,7 +60,7 @@ struct ControlContractTests {
     @Test("a @Nullable member is null when nil, and reads back from null or from nothing")
     func nullable() throws {
         let none = PreferredCurrencyInfo(currency: nil, source: "none")
-        #expect(try ControlAPI.currency.encodeResult(none).jsonText == #"{"currency":null,"source":"none"}"#)
+        #expect(try ControlAPI.currency.encodeResult(none).text == #"{"currency":null,"source":"none"}"#)
         #expect(try JSONValue.object(["source": "none"]).decode(PreferredCurrencyInfo.self) == none)
         #expect(try JSONValue.object(["currency": .null, "source": "none"]).decode(PreferredCurrencyInfo.self) == none)
     }

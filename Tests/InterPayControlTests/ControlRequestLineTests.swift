@@ -42,4 +42,18 @@ struct ControlRequestLineTests {
         #expect(response.id == "x")
         #expect(response.error?.code == .invalidRequest)
     }
+
+    @Test(
+        "a result's line carries its encoded text as is: the bytes of the response's JSON value",
+        arguments: [RPCID.int(7), .string("a\"b\u{1}é")])
+    func resultLine(id: RPCID) throws {
+        let result: JSONValue = [
+            "amount": "1.50", "list": [1, 2.5, "x\ny", .null, true], "ünicode": ["b": 1, "a": 2],
+        ]
+        let line = ControlServer.line(id: id, result: EncodedJSON(result))
+        let expected = ControlServer.line(RPCResponse(id: id, result: result).jsonValue)
+        #expect(line == expected)
+        let answered = try RPCResponse(JSONValue(parsing: line.readableBytesView.dropLast()))
+        #expect(answered == RPCResponse(id: id, result: result))
+    }
 }

@@ -113,7 +113,11 @@ final class FakeHandler: ControlHandler {
 
     private let state = Mutex(State())
 
-    func handle(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
+    func handle(method: String, params: JSONValue?) async throws(RPCError) -> EncodedJSON {
+        EncodedJSON(try await answer(method: method, params: params))
+    }
+
+    private func answer(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
         switch method {
         case "echo":
             return params ?? .null

@@ -14,14 +14,14 @@ import Testing
 struct GoldenJSONTests {
     /// The wire text of `result` as `method` answers it.
     private func wire<Params, Result>(_ method: ControlMethod<Params, Result>, _ result: Result) throws -> String {
-        try method.encodeResult(result).jsonText
+        try method.encodeResult(result).text
     }
 
     /// The members of `result` as `method` answers it, and the result read back (it must round-trip).
     private func members<Params, Result: Equatable>(
         _ method: ControlMethod<Params, Result>, _ result: Result
     ) throws -> [String: JSONValue] {
-        let json = try method.encodeResult(result)
+        let json = try method.encodeResult(result).decoded()
         #expect(try json.decode(Result.self) == result)
         return try #require(json.objectValue)
     }

@@ -95,4 +95,80 @@ struct JSONCodingTests {
             return
         }
     }
+
+    /// Encodes `first` and then `second` under the same key, and an inner value whose `encode(to:)` reads its path.
+    private struct Twice: Encodable {
+        struct Probe: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(encoder.codingPath.map(\.stringValue).joined(separator: "."))
+            }
+        }
+
+        enum Key: String, CodingKey { case value, other, nested }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode("first", forKey: .value)
+            try container.encode(1, forKey: .other)
+            try container.encode("second", forKey: .value)
+            var nested = container.nestedUnkeyedContainer(forKey: .nested)
+            try nested.encode(Probe())
+            try nested.encode([Probe()])
+        }
+    }
+
+    @Test("a key encoded twice keeps the last value; a value's encoder knows its path")
+    func keyEncodedTwice() throws {
+        let encoder = CanonicalJSONEncoder()
+        let text = String(decoding: try encoder.encode(Twice()), as: UTF8.self)
+        #expect(text == #"{"nested":["nested.Index 0",["nested.Index 1.Index 0"]],"other":1,"value":"second"}"#)
+        #expect(try encoder.tree(Twice()) == JSONTree.parse(Array(text.utf8)))
+    }
+
+    @Test("a number JSON cannot hold is refused, naming where it is")
+    func invalidNumber() {
+        struct Holder: Encodable { var items: [[String: Double]] }
+        do {
+            _ = try CanonicalJSONEncoder().encode(Holder(items: [["x": 1], ["y": .nan]]))
+            Issue.record("NaN was encoded")
+        } catch EncodingError.invalidValue(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["items", "Index 1", "y"])
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("members sort by code point, also past a common eight-byte prefix, for non-ASCII names and the empty name")
+    func memberOrder() throws {
+        let names = [
+            "amountA", "amount", "", "identifier2", "identifier10", "identifier1", "z", "é", "\u{FFFF}", "\u{10000}",
+            "e\u{301}", "\u{E9}x", "Z", "a\u{0}", "a",
+        ]
+        // "é" and "e\u{301}" are one `String` key to a dictionary; as members they are two names.
+        struct Members: Encodable {
+            struct Name: CodingKey {
+                let stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+            let names: [String]
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Name.self)
+                for (index, name) in names.enumerated() { try container.encode(index, forKey: Name(stringValue: name)) }
+            }
+        }
+        let text = String(decoding: try CanonicalJSONEncoder().encode(Members(names: names)), as: UTF8.self)
+        let expected = names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let written = try JSONTree.parse(Array(text.utf8))
+        guard case .object(let members) = written else {
+            Issue.record("not an object: \(text)")
+            return
+        }
+        #expect(members.map(\.key) == expected)
+        for (a, b) in zip(expected, expected.dropFirst()) {
+            #expect(CanonicalJSONEncoder.precedes(a, b) && !CanonicalJSONEncoder.precedes(b, a))
+        }
+    }
 }

@@ -10,10 +10,10 @@ import Testing
 struct FakeHandler: ControlHandler {
     var feed: [JSONValue] = []
 
-    func handle(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
+    func handle(method: String, params: JSONValue?) async throws(RPCError) -> EncodedJSON {
         switch method {
-        case "status": return ["name": "alice", "shortID": "ABCD-EFGH", "webPort": 7780]
-        case "send": return ["echo": params ?? .null]
+        case "status": return EncodedJSON(["name": "alice", "shortID": "ABCD-EFGH", "webPort": 7780])
+        case "send": return EncodedJSON(["echo": params ?? .null])
         case "accept": throw RPCError.notFound("payment 'zzzz'")
         default: throw RPCError.methodNotFound(method)
         }

@@ -31,9 +31,9 @@ public struct ControlMethod<Params: Codable & Sendable, Result: Codable & Sendab
     }
 
     /// The JSON form of a result, as it goes on the wire.
-    public func encodeResult(_ result: Result) throws(RPCError) -> JSONValue {
+    public func encodeResult(_ result: Result) throws(RPCError) -> EncodedJSON {
         do {
-            return try JSONValue(encoding: result)
+            return try EncodedJSON(encoding: result)
         } catch {
             throw .internalError("cannot encode the answer to \(name): \(error)")
         }

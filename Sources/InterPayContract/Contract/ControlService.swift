@@ -88,7 +88,7 @@ public struct ControlRoute: Sendable {
     /// The method: name, params, result, web access.
     public let method: any AnyControlMethod
     /// Decodes the params, calls the service, encodes the result.
-    let call: @Sendable (any ControlService, JSONValue?) async throws -> JSONValue
+    let call: @Sendable (any ControlService, JSONValue?) async throws -> EncodedJSON
 }
 
 extension ControlMethod {
@@ -153,7 +153,7 @@ public struct ControlDispatcher: ControlHandler {
     }
 
     /// Answers one request through its route; an unknown method is `methodNotFound`.
-    public func handle(method: String, params: JSONValue?) async throws(RPCError) -> JSONValue {
+    public func handle(method: String, params: JSONValue?) async throws(RPCError) -> EncodedJSON {
         guard let route = Self.table[method] else { throw .methodNotFound(method) }
         do {
             return try await route.call(service, params)

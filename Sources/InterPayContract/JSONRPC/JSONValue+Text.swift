@@ -91,7 +91,7 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            for (index, key) in members.keys.sorted(by: CanonicalJSONEncoder.precedes).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 Self.writeString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
@@ -110,24 +110,6 @@ extension JSONValue {
     }
 
     private static func writeString(_ string: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-            case 0x09: output.append(contentsOf: #"\t"#.utf8)
-            case 0x08: output.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: output.append(contentsOf: #"\f"#.utf8)
-            case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: #"\u00"#.utf8)
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
+        CanonicalJSONEncoder.appendString(string, to: &output)
     }
 }

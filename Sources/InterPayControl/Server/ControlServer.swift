@@ -211,6 +211,8 @@ public actor ControlServer {
                         break
                     case .reply(let response):
                         try await outbound.write(Self.line(response.jsonValue))
+                    case .result(let id, let result):
+                        try await outbound.write(Self.line(id: id, result: result))
                     case .subscribe(let id):
                         // Take the stream before acknowledging, so that no event after the ack is missed.
                         let events = handler.events()
@@ -237,6 +239,8 @@ public actor ControlServer {
         /// Nothing to send (a blank line or a notification).
         case none
         case reply(RPCResponse)
+        /// Answer the request `id` with its result's text.
+        case result(RPCID, EncodedJSON)
         /// Start streaming events; acknowledge when the request has an id.
         case subscribe(RPCID?)
     }
@@ -253,14 +257,33 @@ public actor ControlServer {
             guard let id = request.id else { return .none }
             return .reply(RPCResponse(id: id, error: .conflict("this connection is already subscribed")))
         }
-        let outcome: Result<JSONValue, RPCError>
+        let outcome: Result<EncodedJSON, RPCError>
         do {
             outcome = .success(try await handler.handle(method: request.method, params: request.params))
         } catch {
             outcome = .failure(error)
         }
         guard let id = request.id else { return .none }
-        return .reply(RPCResponse(id: id, outcome: outcome))
+        switch outcome {
+        case .success(let result): return .result(id, result)
+        case .failure(let error): return .reply(RPCResponse(id: id, error: error))
+        }
+    }
+
+    /// A success response as one newline-terminated line, the result's text copied in as the handler encoded it:
+    /// the members in the order `JSONValue` writes them (sorted), the bytes `RPCResponse(id:result:)` would have.
+    static func line(id: RPCID, result: EncodedJSON) -> ByteBuffer {
+        let idText = id.jsonValue.jsonBytes
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(result.bytes.count + idText.count + 32)
+        buffer.writeStaticString(#"{"id":"#)
+        buffer.writeBytes(idText)
+        buffer.writeStaticString(#","jsonrpc":""#)
+        buffer.writeString(RPCRequest.version)
+        buffer.writeStaticString(#"","result":"#)
+        buffer.writeBytes(result.bytes)
+        buffer.writeStaticString("}\n")
+        return buffer
     }
 
     /// A value as one newline-terminated line.
