@@ -200,7 +200,7 @@ test-service: build-tests ## sd_notify (READY after the control socket, WATCHDOG
 RELEASE_BIN = $$($(SWIFT_RELEASE) --show-bin-path)
 BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" \
 	--bench "$(RELEASE_BIN)/interpay-bench" --json
-BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --engine-bench "$(RELEASE_BIN)/interpay-bench" --json
+BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --engine-bench "$(RELEASE_BIN)/interpay-bench" --runs 3 --json
 
 # One release build of every target of the package (interpayd, interpay, interpay-bench, CoreBenchmarks): one
 # SwiftPM invocation plans once and compiles the products side by side, where one per product took 15 s each just to
