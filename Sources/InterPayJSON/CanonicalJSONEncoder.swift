@@ -7,251 +7,36 @@ import Glibc
 ///
 /// Written here rather than configured from `JSONEncoder` because the form is the protocol's, not Foundation's (whose
 /// sorted-keys order is case-insensitive, which only coincides for ASCII names), and because frames are encoded on
-/// every step of the payment path, where `JSONEncoder`'s generality cost several times the rest of the encoding.
+/// every step of the payment path, and answers on every control call, where `JSONEncoder`'s generality cost several
+/// times the rest of the encoding.
+///
+/// How: a value's members cannot be written as they come (they must be sorted, and Codable says when a container
+/// starts but not when it ends), so the value is first recorded as a flat list of nodes, each scalar's text already
+/// written to one buffer, and then written out once, each object's members sorted. No node is an object of its own
+/// and no scalar a string of its own: an encoding allocates a few buffers, not a few per member.
 public struct CanonicalJSONEncoder: Sendable {
     /// An encoder.
     public init() {}
 
     /// The canonical JSON of `value`.
     public func encode(_ value: some Encodable) throws -> [UInt8] {
-        let root = EncodedNode(parent: nil, key: .none)
-        try root.store(value)
+        let document = EncodedDocument()
+        try document.store(value, at: EncodedDocument.root)
+        let state = document.state
         var output: [UInt8] = []
-        output.reserveCapacity(256)
-        try root.write(into: &output)
+        output.reserveCapacity(state.text.count + 16 * state.nodes.count)
+        try state.write(EncodedDocument.root, into: &output)
         return output
+    }
+
+    /// `value` as the tree its canonical JSON parses to (members sorted as written): for a caller that holds JSON as
+    /// a tree (the control socket's events).
+    public func tree(_ value: some Encodable) throws -> JSONTree {
+        try JSONTree.parse(encode(value), maximumDepth: Int.max)
     }
 
     /// Appends `string` as a canonical JSON string: quoted, with only `"`, `\` and U+0000–U+001F escaped.
     public static func appendString(_ string: String, to output: inout [UInt8]) {
-        EncodedNode.writeString(string, into: &output)
-    }
-
-    /// Whether the member name `a` comes before `b` in canonical JSON: Unicode code point order, which for valid
-    /// Unicode text is UTF-8 byte order (not `String`'s `<`, which compares the canonical equivalents).
-    public static func precedes(_ a: String, _ b: String) -> Bool {
-        var (a, b) = (a, b)
-        return a.withUTF8 { left in
-            b.withUTF8 { right in
-                let common = min(left.count, right.count)
-                if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
-                    let order = memcmp(leftBase, rightBase, common)
-                    if order != 0 { return order < 0 }
-                }
-                return left.count < right.count
-            }
-        }
-    }
-
-    /// `value` as the tree its canonical JSON would parse to (members sorted as written), without writing the text
-    /// and reading it back: for a caller that holds JSON as a tree (the control socket's events).
-    public func tree(_ value: some Encodable) throws -> JSONTree {
-        let root = EncodedNode(parent: nil, key: .none)
-        try root.store(value)
-        return try root.tree()
-    }
-}
-
-/// One value being encoded: filled by a container, written once the whole value is encoded.
-///
-/// A node knows its parent and its key there, so that the coding path an error or a value's `encode(to:)` asks for
-/// is read from the nodes when asked, and the encoders and containers handed out are one reference each (small
-/// enough for an existential's inline buffer: no allocation per member for a container or a path).
-private final class EncodedNode {
-    enum Content {
-        case unset
-        case object([(key: String, node: EncodedNode)])
-        case array([EncodedNode])
-        case scalar(JSONTree)
-    }
-
-    /// Where a node sits in its parent.
-    enum Key {
-        case none
-        case name(String)
-        case index(Int)
-    }
-
-    var content = Content.unset
-    /// The node whose member or element this is. It owns this node, and every node lives only while its root is
-    /// being encoded (no node leaves `CanonicalJSONEncoder`), so the reference neither keeps it nor counts:
-    /// `unowned(unsafe)`, whose checked form (`unowned`) cost a tenth of an encoding in reference counting.
-    unowned(unsafe) let parent: EncodedNode?
-    let key: Key
-
-    init(parent: EncodedNode?, key: Key) {
-        self.parent = parent
-        self.key = key
-    }
-
-    /// The keys from the root to this node.
-    var codingPath: [any CodingKey] {
-        var keys: [any CodingKey] = []
-        var node: EncodedNode? = self
-        while let current = node {
-            switch current.key {
-            case .none: break
-            case .name(let name): keys.append(TreeKey(stringValue: name))
-            case .index(let index): keys.append(TreeKey(index: index))
-            }
-            node = current.parent
-        }
-        return keys.reversed()
-    }
-
-    /// Encodes `value` into this node, the common scalar types without a round through `encode(to:)`.
-    ///
-    /// The scalar types are told apart by comparing metatypes, not by `as?` casts: a cast that fails, made for every
-    /// member of every value, cost more than the rest of the encoding.
-    func store<T: Encodable>(_ value: T) throws {
-        if T.self == String.self {
-            content = .scalar(.string(unsafeBitCast(value, to: String.self)))
-        } else if T.self == Int64.self {
-            content = .scalar(.number(String(unsafeBitCast(value, to: Int64.self))))
-        } else if T.self == Int.self {
-            content = .scalar(.number(String(unsafeBitCast(value, to: Int.self))))
-        } else if T.self == UInt64.self {
-            content = .scalar(.number(String(unsafeBitCast(value, to: UInt64.self))))
-        } else if T.self == Bool.self {
-            content = .scalar(.bool(unsafeBitCast(value, to: Bool.self)))
-        } else {
-            try value.encode(to: NodeEncoder(node: self))
-        }
-    }
-
-    /// A new member `key` of this object (made an object if it was not one yet). A key encoded twice keeps the last
-    /// value, as `JSONEncoder` does: the earlier one is dropped when the members are sorted (`sortedMembers`), not
-    /// searched for at each member.
-    func member(_ key: String) -> EncodedNode {
-        var members: [(key: String, node: EncodedNode)] = []
-        if case .object(let existing) = content { members = existing }
-        content = .unset  // `members` is then the only reference, appended to in place
-        let node = EncodedNode(parent: self, key: .name(key))
-        members.append((key, node))
-        content = .object(members)
-        return node
-    }
-
-    /// `members` in code point order of their keys, each key once: the last value encoded for it.
-    static func sortedMembers(
-        _ members: [(key: String, node: EncodedNode)]
-    ) -> [(key: String, node: EncodedNode)] {
-        // Each key's first eight UTF-8 bytes as a big-endian number (zero-padded) order most keys with one integer
-        // comparison; equal prefixes fall back to the whole keys, then to the position, so that of equal keys the
-        // last encoded comes last and is kept.
-        struct Entry {
-            var prefix: UInt64
-            var index: Int
-        }
-        var order = members.indices.map { index in
-            var key = members[index].key
-            let prefix = key.withUTF8 { bytes in
-                var prefix: UInt64 = 0
-                for position in 0..<8 { prefix = prefix << 8 | UInt64(position < bytes.count ? bytes[position] : 0) }
-                return prefix
-            }
-            return Entry(prefix: prefix, index: index)
-        }
-        order.sort { left, right in
-            if left.prefix != right.prefix { return left.prefix < right.prefix }
-            let (a, b) = (members[left.index].key, members[right.index].key)
-            if CanonicalJSONEncoder.precedes(a, b) { return true }
-            if CanonicalJSONEncoder.precedes(b, a) { return false }
-            return left.index < right.index
-        }
-        var sorted: [(key: String, node: EncodedNode)] = []
-        sorted.reserveCapacity(order.count)
-        for index in order.lazy.map(\.index) {
-            // Sorted, so a key equal to the last one's is not after it. (Equal as bytes: `String`'s `==` would also
-            // take two canonically equivalent names for one.)
-            if let last = sorted.last, !CanonicalJSONEncoder.precedes(last.key, members[index].key) {
-                sorted[sorted.count - 1] = members[index]
-            } else {
-                sorted.append(members[index])
-            }
-        }
-        return sorted
-    }
-
-    func makeObject() {
-        if case .object = content { return }
-        content = .object([])
-    }
-
-    func makeArray() {
-        if case .array = content { return }
-        content = .array([])
-    }
-
-    /// A new element at the end of this array.
-    func append() -> EncodedNode {
-        var elements: [EncodedNode] = []
-        if case .array(let existing) = content { elements = existing }
-        content = .unset  // `elements` is then the only reference, appended to in place
-        let node = EncodedNode(parent: self, key: .index(elements.count))
-        elements.append(node)
-        content = .array(elements)
-        return node
-    }
-
-    /// The number of elements of this array.
-    var count: Int {
-        if case .array(let elements) = content { return elements.count }
-        return 0
-    }
-
-    func tree() throws -> JSONTree {
-        switch content {
-        case .unset:
-            throw EncodingError.invalidValue(
-                self, .init(codingPath: codingPath, debugDescription: "A value encoded nothing."))
-        case .object(let members):
-            return .object(try Self.sortedMembers(members).map { .init(key: $0.key, value: try $0.node.tree()) })
-        case .array(let elements):
-            return .array(try elements.map { try $0.tree() })
-        case .scalar(let value):
-            return value
-        }
-    }
-
-    func write(into output: inout [UInt8]) throws {
-        switch content {
-        case .unset:
-            throw EncodingError.invalidValue(
-                self, .init(codingPath: codingPath, debugDescription: "A value encoded nothing."))
-        case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            for (index, member) in Self.sortedMembers(members).enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, into: &output)
-                output.append(UInt8(ascii: ":"))
-                try member.node.write(into: &output)
-            }
-            output.append(UInt8(ascii: "}"))
-        case .array(let elements):
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                try element.write(into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        case .scalar(let value):
-            switch value {
-            case .string(let string): Self.writeString(string, into: &output)
-            case .number(let text): output.append(contentsOf: text.utf8)
-            case .bool(let bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
-            case .null: output.append(contentsOf: "null".utf8)
-            case .object, .array:
-                // Only scalars are stored as `.scalar`.
-                throw EncodingError.invalidValue(
-                    value, .init(codingPath: codingPath, debugDescription: "A container stored as a scalar."))
-            }
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    static func writeString(_ string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in
@@ -269,6 +54,8 @@ private final class EncodedNode {
         output.append(UInt8(ascii: "\""))
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\\"))
         switch byte {
@@ -285,123 +72,403 @@ private final class EncodedNode {
             ])
         }
     }
+
+    /// Whether the member name `a` comes before `b` in canonical JSON: Unicode code point order, which for valid
+    /// Unicode text is UTF-8 byte order (not `String`'s `<`, which compares the canonical equivalents).
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+                    let order = memcmp(leftBase, rightBase, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+    }
 }
 
-/// The `Encoder` handed to a value's `encode(to:)`: its containers write into one node.
-private struct NodeEncoder: Encoder {
-    let node: EncodedNode
-    var codingPath: [any CodingKey] { node.codingPath }
+/// A value being encoded: its nodes in the order they were made (the root first), linked to their parents and
+/// siblings by position, and the text of its scalars.
+/// A value being encoded (`DocumentState`), shared by the encoder and the containers handed to the value.
+private final class EncodedDocument {
+    /// The root's position.
+    static let root = 0
+
+    var state = DocumentState()
+
+    /// Encodes `value` into the node at `index`, the common scalar types without a round through `encode(to:)`.
+    ///
+    /// The scalar types are told apart by comparing metatypes, not by `as?` casts: a cast that fails, made for every
+    /// member of every value, cost more than the rest of the encoding.
+    func store<T: Encodable>(_ value: T, at index: Int) throws {
+        if T.self == String.self {
+            state.setString(unsafeBitCast(value, to: String.self), at: index)
+        } else if T.self == Int64.self {
+            state.setInteger(unsafeBitCast(value, to: Int64.self), at: index)
+        } else if T.self == Int.self {
+            state.setInteger(unsafeBitCast(value, to: Int.self), at: index)
+        } else if T.self == UInt64.self {
+            state.setInteger(unsafeBitCast(value, to: UInt64.self), at: index)
+        } else if T.self == Bool.self {
+            state.setBool(unsafeBitCast(value, to: Bool.self), at: index)
+        } else {
+            try value.encode(to: DocumentEncoder(document: self, node: index))
+        }
+    }
+
+    func makeObject(_ index: Int) { state.makeObject(index) }
+    func makeArray(_ index: Int) { state.makeArray(index) }
+    func member(_ name: String, of index: Int) -> Int { state.member(name, of: index) }
+    func element(of index: Int) -> Int { state.element(of: index) }
+    func setString(_ value: String, at index: Int) { state.setString(value, at: index) }
+    func setInteger<T: FixedWidthInteger>(_ value: T, at index: Int) { state.setInteger(value, at: index) }
+    func setBool(_ value: Bool, at index: Int) { state.setBool(value, at: index) }
+    func setLiteral(_ literal: String, at index: Int) { state.setLiteral(literal, at: index) }
+    func codingPath(_ index: Int) -> [any CodingKey] { state.codingPath(index) }
+    func children(of index: Int) -> Int { state.nodes[index].children }
+}
+
+/// What `EncodedDocument` records, as a value: each change is one access to the document's state, not one per
+/// field it touches (a class's stored properties are checked for exclusive access at each).
+private struct DocumentState {
+    /// One value: an object, an array, a scalar, or nothing yet. Plain integers only, so that the nodes are copied
+    /// and moved as bytes.
+    struct Node {
+        enum Kind {
+            case unset, object, array, scalar
+        }
+
+        var kind = Kind.unset
+        /// A member's name (its position in `names`), an element's position in its array, or -1 for the root.
+        let key: Int
+        /// A member's name's first eight UTF-8 bytes, big-endian and zero-padded: most names compare by this alone.
+        let prefix: UInt64
+        /// The parent's position; -1 for the root.
+        let parent: Int
+        var firstChild = -1
+        var lastChild = -1
+        var nextSibling = -1
+        var children = 0
+        /// A scalar's text: `text[start..<end]`.
+        var start = 0
+        var end = 0
+
+        init(key: Int, prefix: UInt64 = 0, parent: Int) {
+            self.key = key
+            self.prefix = prefix
+            self.parent = parent
+        }
+    }
+
+    var nodes: [Node]
+    /// The members' names, in the order they came.
+    var names: [String] = []
+    /// The scalars' text, one after the other.
+    var text: [UInt8] = []
+
+    init() {
+        nodes = [Node(key: -1, parent: -1)]
+        names.reserveCapacity(32)
+        nodes.reserveCapacity(32)
+        text.reserveCapacity(256)
+    }
+
+    // MARK: Recording
+
+    /// Makes the node at `index` an object, unless it is one already.
+    mutating func makeObject(_ index: Int) {
+        if nodes[index].kind != .object { become(.object, index) }
+    }
+
+    /// Makes the node at `index` an array, unless it is one already.
+    mutating func makeArray(_ index: Int) {
+        if nodes[index].kind != .array { become(.array, index) }
+    }
+
+    private mutating func become(_ kind: Node.Kind, _ index: Int) {
+        nodes[index].kind = kind
+        nodes[index].firstChild = -1
+        nodes[index].lastChild = -1
+        nodes[index].children = 0
+    }
+
+    /// A new member `name` of the object at `index`. A name encoded twice keeps its last value, as `JSONEncoder`
+    /// does: the earlier one is dropped when the members are sorted, not searched for at each member.
+    mutating func member(_ name: String, of index: Int) -> Int {
+        makeObject(index)
+        var name = name
+        let prefix = name.withUTF8 { bytes in
+            var prefix: UInt64 = 0
+            for position in 0..<8 { prefix = prefix << 8 | UInt64(position < bytes.count ? bytes[position] : 0) }
+            return prefix
+        }
+        names.append(name)
+        return append(Node(key: names.count - 1, prefix: prefix, parent: index), to: index)
+    }
+
+    /// A new element at the end of the array at `index`.
+    mutating func element(of index: Int) -> Int {
+        makeArray(index)
+        return append(Node(key: nodes[index].children, parent: index), to: index)
+    }
+
+    private mutating func append(_ node: Node, to parent: Int) -> Int {
+        let child = nodes.count
+        nodes.append(node)
+        let last = nodes[parent].lastChild
+        if last >= 0 { nodes[last].nextSibling = child } else { nodes[parent].firstChild = child }
+        nodes[parent].lastChild = child
+        nodes[parent].children += 1
+        return child
+    }
+
+    mutating func setString(_ value: String, at index: Int) {
+        let start = text.count
+        CanonicalJSONEncoder.appendString(value, to: &text)
+        setScalar(index, from: start)
+    }
+
+    mutating func setInteger<T: FixedWidthInteger>(_ value: T, at index: Int) {
+        let start = text.count
+        if value < 0 { text.append(UInt8(ascii: "-")) }
+        let digits = text.count
+        var magnitude = value.magnitude
+        repeat {
+            let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 10)
+            text.append(UInt8(ascii: "0") + UInt8(remainder))
+            magnitude = quotient
+        } while magnitude > 0
+        text[digits...].reverse()
+        setScalar(index, from: start)
+    }
+
+    mutating func setBool(_ value: Bool, at index: Int) {
+        setLiteral(value ? "true" : "false", at: index)
+    }
+
+    mutating func setLiteral(_ literal: String, at index: Int) {
+        let start = text.count
+        text.append(contentsOf: literal.utf8)
+        setScalar(index, from: start)
+    }
+
+    private mutating func setScalar(_ index: Int, from start: Int) {
+        nodes[index].kind = .scalar
+        nodes[index].start = start
+        nodes[index].end = text.count
+    }
+
+    /// The keys from the root to the node at `index`.
+    func codingPath(_ index: Int) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var current = index
+        while current >= 0 {
+            let node = nodes[current]
+            if node.parent >= 0 {
+                switch nodes[node.parent].kind {
+                case .object: keys.append(TreeKey(stringValue: names[node.key]))
+                default: keys.append(TreeKey(index: node.key))
+                }
+            }
+            current = node.parent
+        }
+        return keys.reversed()
+    }
+
+    // MARK: Writing
+
+    /// Writes the node at `index` and everything under it.
+    func write(_ index: Int, into output: inout [UInt8]) throws {
+        switch nodes[index].kind {
+        case .unset:
+            throw EncodingError.invalidValue(
+                index, .init(codingPath: codingPath(index), debugDescription: "A value encoded nothing."))
+        case .scalar:
+            output.append(contentsOf: text[nodes[index].start..<nodes[index].end])
+        case .array:
+            output.append(UInt8(ascii: "["))
+            var child = nodes[index].firstChild
+            while child >= 0 {
+                if child != nodes[index].firstChild { output.append(UInt8(ascii: ",")) }
+                try write(child, into: &output)
+                child = nodes[child].nextSibling
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object:
+            output.append(UInt8(ascii: "{"))
+            for (position, member) in sortedMembers(of: index).enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                CanonicalJSONEncoder.appendString(name(of: member), to: &output)
+                output.append(UInt8(ascii: ":"))
+                try write(member, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// The name of the member at `index`.
+    private func name(of index: Int) -> String { names[nodes[index].key] }
+
+    /// The members of the object at `index` in code point order of their names, each name once: the last value
+    /// encoded for it.
+    private func sortedMembers(of index: Int) -> [Int] {
+        // Names compare by their first eight bytes (`Node.prefix`), then as a whole, then by the order they came
+        // in, so that of equal names the last encoded comes last and is kept.
+        struct Entry {
+            var prefix: UInt64
+            var node: Int
+        }
+        var entries: [Entry] = []
+        entries.reserveCapacity(nodes[index].children)
+        var child = nodes[index].firstChild
+        while child >= 0 {
+            entries.append(Entry(prefix: nodes[child].prefix, node: child))
+            child = nodes[child].nextSibling
+        }
+        // Nodes are made in order, so a later member has a larger position.
+        entries.sort { left, right in
+            if left.prefix != right.prefix { return left.prefix < right.prefix }
+            let (a, b) = (name(of: left.node), name(of: right.node))
+            if CanonicalJSONEncoder.precedes(a, b) { return true }
+            if CanonicalJSONEncoder.precedes(b, a) { return false }
+            return left.node < right.node
+        }
+        var sorted: [Int] = []
+        sorted.reserveCapacity(entries.count)
+        for entry in entries {
+            // Sorted, so a name equal to the last one's is not after it. (Equal as bytes: `String`'s `==` would also
+            // take two canonically equivalent names for one.)
+            if let last = sorted.last, !CanonicalJSONEncoder.precedes(name(of: last), name(of: entry.node)) {
+                sorted[sorted.count - 1] = entry.node
+            } else {
+                sorted.append(entry.node)
+            }
+        }
+        return sorted
+    }
+}
+
+/// The `Encoder` handed to a value's `encode(to:)`, and its single-value container: one node of the document (a
+/// reference and a position, small enough for an existential's inline buffer).
+private struct DocumentEncoder: Encoder, SingleValueEncodingContainer {
+    let document: EncodedDocument
+    let node: Int
+    var codingPath: [any CodingKey] { document.codingPath(node) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        node.makeObject()
-        return KeyedEncodingContainer(NodeKeyedContainer<Key>(node: node))
+        document.makeObject(node)
+        return KeyedEncodingContainer(DocumentKeyedContainer<Key>(document: document, node: node))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        node.makeArray()
-        return NodeUnkeyedContainer(node: node)
+        document.makeArray(node)
+        return DocumentUnkeyedContainer(document: document, node: node)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    func encodeNil() { document.setLiteral("null", at: node) }
+    func encode(_ value: Bool) { document.setBool(value, at: node) }
+    func encode(_ value: String) { document.setString(value, at: node) }
+    func encode(_ value: Double) throws { try document.setDouble(value, at: node) }
+    func encode(_ value: Float) throws { try document.setDouble(Double(value), at: node) }
+    func encode(_ value: Int) { document.setInteger(value, at: node) }
+    func encode(_ value: Int8) { document.setInteger(value, at: node) }
+    func encode(_ value: Int16) { document.setInteger(value, at: node) }
+    func encode(_ value: Int32) { document.setInteger(value, at: node) }
+    func encode(_ value: Int64) { document.setInteger(value, at: node) }
+    func encode(_ value: UInt) { document.setInteger(value, at: node) }
+    func encode(_ value: UInt8) { document.setInteger(value, at: node) }
+    func encode(_ value: UInt16) { document.setInteger(value, at: node) }
+    func encode(_ value: UInt32) { document.setInteger(value, at: node) }
+    func encode(_ value: UInt64) { document.setInteger(value, at: node) }
+    func encode<T: Encodable>(_ value: T) throws { try document.store(value, at: node) }
 }
 
-extension NodeEncoder: SingleValueEncodingContainer {
-    func encodeNil() { node.content = .scalar(.null) }
-    func encode(_ value: Bool) { node.content = .scalar(.bool(value)) }
-    func encode(_ value: String) { node.content = .scalar(.string(value)) }
-    func encode(_ value: Double) throws { node.content = .scalar(.number(try Self.text(of: value, node))) }
-    func encode(_ value: Float) throws { node.content = .scalar(.number(try Self.text(of: Double(value), node))) }
-    func encode(_ value: Int) { integer(value) }
-    func encode(_ value: Int8) { integer(value) }
-    func encode(_ value: Int16) { integer(value) }
-    func encode(_ value: Int32) { integer(value) }
-    func encode(_ value: Int64) { integer(value) }
-    func encode(_ value: UInt) { integer(value) }
-    func encode(_ value: UInt8) { integer(value) }
-    func encode(_ value: UInt16) { integer(value) }
-    func encode(_ value: UInt32) { integer(value) }
-    func encode(_ value: UInt64) { integer(value) }
-    func encode<T: Encodable>(_ value: T) throws { try node.store(value) }
-
-    private func integer(_ value: some FixedWidthInteger) { node.content = .scalar(.number(String(value))) }
-
+extension EncodedDocument {
     /// A double as JSON: integral values without a fraction (as Python and `JSONEncoder` write them), others in
     /// Swift's shortest form that reads back to the same value.
-    static func text(of value: Double, _ node: EncodedNode) throws -> String {
+    func setDouble(_ value: Double, at index: Int) throws {
         guard value.isFinite else {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: node.codingPath, debugDescription: "\(value) is not a JSON number."))
+                value, .init(codingPath: codingPath(index), debugDescription: "\(value) is not a JSON number."))
         }
-        if value.rounded() == value, abs(value) < 9_007_199_254_740_992 { return String(Int64(value)) }
-        return "\(value)"
+        if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
+            setInteger(Int64(value), at: index)
+        } else {
+            setLiteral("\(value)", at: index)
+        }
     }
 }
 
-private struct NodeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let node: EncodedNode
-    var codingPath: [any CodingKey] { node.codingPath }
+private struct DocumentKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let document: EncodedDocument
+    let node: Int
+    var codingPath: [any CodingKey] { document.codingPath(node) }
 
-    func encodeNil(forKey key: Key) { node.member(key.stringValue).content = .scalar(.null) }
+    private func member(_ key: Key) -> Int { document.member(key.stringValue, of: node) }
+
+    func encodeNil(forKey key: Key) { document.setLiteral("null", at: member(key)) }
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try node.member(key.stringValue).store(value)
+        try document.store(value, at: member(key))
     }
 
     // The scalar types directly: a message's `encode(to:)` reaches these through an existential container, where
     // the generic entry point would compare its value's type at run time.
-    func encode(_ value: String, forKey key: Key) { node.member(key.stringValue).content = .scalar(.string(value)) }
-    func encode(_ value: Bool, forKey key: Key) { node.member(key.stringValue).content = .scalar(.bool(value)) }
-    func encode(_ value: Int, forKey key: Key) { integer(value, key) }
-    func encode(_ value: Int64, forKey key: Key) { integer(value, key) }
-    func encode(_ value: UInt64, forKey key: Key) { integer(value, key) }
-    func encode(_ value: UInt32, forKey key: Key) { integer(value, key) }
-
-    private func integer(_ value: some FixedWidthInteger, _ key: Key) {
-        node.member(key.stringValue).content = .scalar(.number(String(value)))
-    }
+    func encode(_ value: String, forKey key: Key) { document.setString(value, at: member(key)) }
+    func encode(_ value: Bool, forKey key: Key) { document.setBool(value, at: member(key)) }
+    func encode(_ value: Int, forKey key: Key) { document.setInteger(value, at: member(key)) }
+    func encode(_ value: Int64, forKey key: Key) { document.setInteger(value, at: member(key)) }
+    func encode(_ value: UInt64, forKey key: Key) { document.setInteger(value, at: member(key)) }
+    func encode(_ value: UInt32, forKey key: Key) { document.setInteger(value, at: member(key)) }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        NodeEncoder(node: node.member(key.stringValue)).container(keyedBy: keyType)
+        DocumentEncoder(document: document, node: member(key)).container(keyedBy: keyType)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        NodeEncoder(node: node.member(key.stringValue)).unkeyedContainer()
+        DocumentEncoder(document: document, node: member(key)).unkeyedContainer()
     }
 
     func superEncoder() -> any Encoder {
-        NodeEncoder(node: node.member("super"))
+        DocumentEncoder(document: document, node: document.member("super", of: node))
     }
 
     func superEncoder(forKey key: Key) -> any Encoder {
-        NodeEncoder(node: node.member(key.stringValue))
+        DocumentEncoder(document: document, node: member(key))
     }
 }
 
-private struct NodeUnkeyedContainer: UnkeyedEncodingContainer {
-    let node: EncodedNode
-    var codingPath: [any CodingKey] { node.codingPath }
-    var count: Int { node.count }
+private struct DocumentUnkeyedContainer: UnkeyedEncodingContainer {
+    let document: EncodedDocument
+    let node: Int
+    var codingPath: [any CodingKey] { document.codingPath(node) }
+    var count: Int { document.children(of: node) }
 
-    mutating func encodeNil() { node.append().content = .scalar(.null) }
+    mutating func encodeNil() { document.setLiteral("null", at: document.element(of: node)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try node.append().store(value)
+        try document.store(value, at: document.element(of: node))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
-        NodeEncoder(node: node.append()).container(keyedBy: keyType)
+        DocumentEncoder(document: document, node: document.element(of: node)).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        NodeEncoder(node: node.append()).unkeyedContainer()
+        DocumentEncoder(document: document, node: document.element(of: node)).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
-        NodeEncoder(node: node.append())
+        DocumentEncoder(document: document, node: document.element(of: node))
     }
 }
