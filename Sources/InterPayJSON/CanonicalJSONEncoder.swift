@@ -90,9 +90,9 @@ public struct CanonicalJSONEncoder: Sendable {
     }
 }
 
-/// A value being encoded: its nodes in the order they were made (the root first), linked to their parents and
-/// siblings by position, and the text of its scalars.
-/// A value being encoded (`DocumentState`), shared by the encoder and the containers handed to the value.
+/// A value being encoded, shared by the encoder and the containers handed to the value: its nodes in the order they
+/// were made (the root first), linked to their parents and siblings by position, and the text of its scalars
+/// (`DocumentState`).
 private final class EncodedDocument {
     /// The root's position.
     static let root = 0

@@ -36,14 +36,36 @@ struct JSONCodingTests {
             try JSONTreeDecoder().decode(Outer.self, from: try tree(String(decoding: bytes, as: UTF8.self))) == value)
     }
 
-    @Test("a value encoded into a tree is the tree its canonical text parses to, without the text")
-    func treeWithoutText() throws {
+    @Test("a value's tree is the one its canonical text reads as; integers at every width's extremes written exactly")
+    func treeAndIntegers() throws {
         let value = Outer(
-            zeta: false, items: [Inner(b: Int64.min, a: "é\u{0}"), Inner(b: 0, a: nil)], count: 0, Upper: "",
+            zeta: false, items: [Inner(b: Int64.min, a: "é\u{0}"), Inner(b: 0, a: nil)], count: UInt32.max, Upper: "",
             text: "x")
         let encoder = CanonicalJSONEncoder()
-        #expect(try encoder.tree(value) == JSONTree.parse(try encoder.encode(value)))
-        #expect(try encoder.tree([1.5, 2.0]) == JSONTree.parse(try encoder.encode([1.5, 2.0])))
+        let expected =
+            #"{"Upper":"","count":4294967295,"items":[{"a":"é\u0000","b":-9223372036854775808},{"b":0}],"#
+            + #""text":"x","zeta":false}"#
+        #expect(String(decoding: try encoder.encode(value), as: UTF8.self) == expected)
+        #expect(try encoder.tree(value) == JSONTree.parse(Array(expected.utf8)))
+        struct Widths: Encodable {
+            var values: (Int8, Int16, Int32, Int, UInt8, UInt16, UInt64, Int64)
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.unkeyedContainer()
+                try container.encode(values.0)
+                try container.encode(values.1)
+                try container.encode(values.2)
+                try container.encode(values.3)
+                try container.encode(values.4)
+                try container.encode(values.5)
+                try container.encode(values.6)
+                try container.encode(values.7)
+            }
+        }
+        let extremes = Widths(values: (.min, .min, .max, .min, .max, 0, .max, -1))
+        #expect(
+            String(decoding: try encoder.encode(extremes), as: UTF8.self)
+                == "[-128,-32768,2147483647,-9223372036854775808,255,0,18446744073709551615,-1]")
+        #expect(try encoder.tree([1.5, 2.0]) == JSONTree.parse(Array("[1.5,2]".utf8)))
     }
 
     @Test("integers read exactly from their text; an integral value written with a fraction or exponent is taken")

@@ -81,7 +81,7 @@ extension JSONValue {
         case .double(let value):
             output.append(contentsOf: Self.text(of: value).utf8)
         case .string(let value):
-            Self.writeString(value, to: &output)
+            CanonicalJSONEncoder.appendString(value, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -93,7 +93,7 @@ extension JSONValue {
             output.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted(by: CanonicalJSONEncoder.precedes).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &output)
+                CanonicalJSONEncoder.appendString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 members[key, default: .null].write(to: &output)
             }
@@ -107,9 +107,5 @@ extension JSONValue {
         // Swift prints the shortest text that reads back to the same double ("0.1", "1e-05", "1e+20"),
         // all of which are valid JSON numbers.
         return value.description
-    }
-
-    private static func writeString(_ string: String, to output: inout [UInt8]) {
-        CanonicalJSONEncoder.appendString(string, to: &output)
     }
 }
