@@ -25,6 +25,27 @@ struct PairingRateLimiterTests {
         #expect(admitted4)
     }
 
+    @Test("every attempt a user may make before the lock fits its peer's budget, in a row, sessions coming up again")
+    func attemptsBeforeTheLock() {
+        var limiter = PairingRateLimiter()
+        let t0 = ContinuousClock.now
+        // Each attempt: the peer's first commit (before our user started), the one it sends again with its reveal,
+        // and one more when a session comes up again. Before the fix the sixth was the last admitted: a third
+        // attempt right after two wrong codes waited for a commit that had been dropped.
+        let perAttempt = [false, true, true]
+        var admitted = 0
+        for attempt in 0..<PairingMachine.maxFailures {
+            for (index, solicited) in perAttempt.enumerated() {
+                let now = t0 + .milliseconds(100 * (3 * attempt + index))
+                if limiter.admit(Self.alice, solicited: solicited, now: now) { admitted += 1 }
+            }
+        }
+        #expect(admitted == 3 * PairingMachine.maxFailures)
+        // And then the peer is held to one commit every interval again.
+        let flood = (0..<10).filter { _ in limiter.admit(Self.alice, now: t0 + .seconds(1)) }.count
+        #expect(flood == 0)
+    }
+
     @Test("all peers together are bounded too")
     func total() {
         var limiter = PairingRateLimiter()

@@ -6,13 +6,14 @@ import InterPayCore
 /// noticed nor logged, so that a peer (or many keys at once) sending commits in a loop costs a bounded amount of
 /// work and log. A solicited commit (from a peer the local user has started pairing with) is held only to its
 /// peer's budget and uses none of the shared one, so that strangers' commits cannot crowd out the one the user
-/// waits for. Honest pairing sends at most two commits per attempt, and one more when a session comes up again.
-/// Pure: the caller gives the time. At most
+/// waits for. Honest pairing sends at most two commits per attempt, and one more when a session comes up again: a
+/// peer's burst holds that for every attempt its user may make before the lock, so that the third attempt in a row
+/// is not the one dropped. Pure: the caller gives the time. At most
 /// `maxPeers` per-peer buckets are kept; past that the fullest are forgotten, which only gives those peers their
 /// burst again.
 struct PairingRateLimiter: Sendable {
-    /// Commits one peer may send at once, then one every `peerInterval`.
-    var peerBurst: Double = 6
+    /// Commits one peer may send at once, then one every `peerInterval`: three for each attempt before the lock.
+    var peerBurst = Double(3 * PairingMachine.maxFailures)
     /// Seconds for one peer's budget to regain a commit.
     var peerInterval: Double = 5
     /// Commits all peers together may send at once, then `totalPerSecond`.
