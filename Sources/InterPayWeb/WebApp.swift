@@ -166,10 +166,7 @@ public enum WebApp {
     /// One method call: the result as the body, or `{"error": {code, message, data}}` with a matching status.
     static func call(_ handler: any ControlHandler, _ method: String, params: JSONValue?) async -> Response {
         do {
-            let result = try await handler.handle(method: method, params: params)
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: result.bytes)))
+            return json(.ok, bytes: try await handler.handle(method: method, params: params).bytes)
         } catch {
             return errorResponse(error)
         }
@@ -195,9 +192,14 @@ public enum WebApp {
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+        json(status, bytes: value.jsonBytes)
+    }
+
+    /// JSON text, already written, as the body.
+    static func json(_ status: HTTPResponse.Status, bytes: [UInt8]) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// The app's page in `language` (Spanish or English; the page lets the user switch). After a login it carries
