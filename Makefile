@@ -202,9 +202,9 @@ BENCH_LAN = scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEA
 	--bench "$(RELEASE_BIN)/interpay-bench" --json
 BENCH_DAEMON = scripts/bench-daemon --daemon "$(RELEASE_BIN)/interpayd" --engine-bench "$(RELEASE_BIN)/interpay-bench" --runs 3 --json
 
-# One release build of every target of the package (interpayd, interpay, interpay-bench, CoreBenchmarks): one
-# SwiftPM invocation plans once and compiles the products side by side, where one per product took 15 s each just to
-# find what to do and compiled each product's own modules only after the one before had linked.
+# One release build of every target of the package (interpayd, interpay, interpay-bench, CoreBenchmarks,
+# cli-parse-floor): one SwiftPM invocation plans once and compiles the products side by side, where one per product
+# took 15 s each just to find what to do and compiled each product's own modules only after the one before had linked.
 bench-build: deps
 	scripts/check-warnings $(SWIFT_RELEASE)
 	$(SWIFT_RELEASE) --product generate-manual
@@ -233,6 +233,7 @@ bench-lan: deps ## process-level benchmarks of release daemons (discovery, CLI, 
 	$(SWIFT_RELEASE) --product interpayd
 	$(SWIFT_RELEASE) --product interpay
 	$(SWIFT_RELEASE) --product interpay-bench
+	$(SWIFT_RELEASE) --product cli-parse-floor
 	scripts/bench-lan --daemon "$(RELEASE_BIN)/interpayd" --cli "$(RELEASE_BIN)/interpay" \
 		--bench "$(RELEASE_BIN)/interpay-bench" $(BENCH_ARGS)
 

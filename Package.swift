@@ -234,6 +234,15 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
 
+        // The floor under `interpay status`'s start-up figure: only the argument parser's work, linked as the CLI is
+        // (`scripts/bench-lan --only cli`).
+        .executableTarget(
+            name: "cli-parse-floor",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/CLIParseFloor",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .target(
             name: "InterPayTestSupport",
