@@ -1,8 +1,9 @@
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
 
-@Suite("Backup files: read back whole, or refused")
+@Suite("Backup files: read back whole, or refused", .tearsDown)
 struct BackupArchiveTests {
     static let files: [String: [UInt8]] = [
         "identity-key.pem": Array("key".utf8), "ledger.sqlite": Array(repeating: 7, count: 5_000), "empty": [],

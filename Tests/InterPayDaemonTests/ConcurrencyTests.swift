@@ -9,7 +9,7 @@ import Testing
 
 /// Steps on one payment that arrive at the same moment — a local decision and a peer's frame, or two local
 /// decisions — end in one state, the same one the peer was told.
-@Suite("Concurrent steps on one payment", .serialized)
+@Suite("Concurrent steps on one payment", .tearsDown, .serialized)
 struct ConcurrencyTests {
     static let rounds = 12
 

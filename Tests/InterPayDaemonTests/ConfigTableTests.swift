@@ -1,11 +1,12 @@
 import Foundation
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
 
 /// The table of configuration keys (`ConfigKey.all`) against everything that must follow it: the flags, the example
 /// file, the README, and `--check-config`.
-@Suite("Configuration table")
+@Suite("Configuration table", .tearsDown)
 struct ConfigTableTests {
     /// The assignments of the example file, commented out (`# key = value`), with their table: `[(key, value)]`.
     static func exampleAssignments() throws -> [(key: String, value: String)] {

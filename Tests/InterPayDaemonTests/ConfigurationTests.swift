@@ -2,13 +2,14 @@ import Foundation
 import InterPayControl
 import InterPayControlClient
 import InterPayCore
+import InterPayTestSupport
 import Logging
 import Testing
 
 @testable import InterPayDaemon
 
 /// `interpayd`'s configuration: TOML file, environment and flags merged key by key, with every error named.
-@Suite("Daemon configuration")
+@Suite("Daemon configuration", .tearsDown)
 struct ConfigurationTests {
     static let path = "/etc/interpay/interpayd.toml"
 

@@ -1,13 +1,14 @@
 import Foundation
 import InterPayControl
 import InterPayControlClient
+import InterPayTestSupport
 import TOMLKit
 import Testing
 
 /// The CLI's reader of `[control] socket` (`ConfiguredSocket`) against TOMLKit, the daemon's reader, on the same
 /// files: wherever TOMLKit reads the file, both must find the same socket (or none); a file TOMLKit refuses may not
 /// yield a socket the daemon would never use.
-@Suite struct ConfiguredSocketTests {
+@Suite(.tearsDown) struct ConfiguredSocketTests {
     /// What the daemon's reader finds.
     static func daemonReading(_ text: String) -> ConfiguredSocket.Setting? {
         guard let table = try? TOMLTable(string: text) else { return nil }  // refused: compared below as such

@@ -42,6 +42,7 @@ extension Node {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .critical
         let node = try Node(directory: directory.url.path, options: options, logger: logger)
+        TestTeardown.atEnd { await node.stop() }
         _ = try await node.runInBackground()
         return node
     }
@@ -74,6 +75,7 @@ final class ScriptedPeer: Sendable {
             }
         }
         tasks.withLock { $0.append(record) }
+        TestTeardown.atEnd { [self] in await stop() }
     }
 
     var id: PeerID { sessions.identity.peerID }

@@ -1,11 +1,12 @@
 import InterPayContract
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
 
 /// What the desktop is told, and the `gdbus` text it is told in.
-@Suite("Desktop notifications")
+@Suite("Desktop notifications", .tearsDown)
 struct DesktopNotificationTests {
     static let peer = PaymentPeer(id: "p", shortID: "HSBEJBT", name: "bob", announcedName: nil, trust: .unverified)
 

@@ -1,10 +1,11 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
 
 /// Spoofed DNS-SD announcements against the dial targets (SECURITY.md, "DNS-SD spoofing").
-@Suite("Discovery dial targets")
+@Suite("Discovery dial targets", .tearsDown)
 struct DiscoveryTargetsTests {
     let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))
     let mallory = PeerID(subjectPublicKeyInfoDER: Array("mallory".utf8))

@@ -3,6 +3,7 @@ import InterPayContract
 import InterPayControl
 import InterPayCore
 import InterPayStore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
@@ -10,7 +11,7 @@ import Testing
 /// The JSON the CLI prints with `--json` and the web app reads under `/api/`: field names pinned as docs/control-api.md
 /// documents them, through the same encoding the daemon answers with (`ControlMethod.encodeResult(_:)`). A change here
 /// is a change of the contract.
-@Suite("Golden JSON of the control methods")
+@Suite("Golden JSON of the control methods", .tearsDown)
 struct GoldenJSONTests {
     /// The wire text of `result` as `method` answers it.
     private func wire<Params, Result>(_ method: ControlMethod<Params, Result>, _ result: Result) throws -> String {

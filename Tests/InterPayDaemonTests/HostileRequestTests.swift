@@ -12,7 +12,7 @@ import Testing
 /// Requests a hostile payee can build: expired on arrival, dated in the future, living for ever, reusing the ID of a
 /// payment that is not theirs; and `accept_from = paired` as one step (SECURITY.md, "Ledger growth" and "Payment
 /// IDs").
-@Suite("Hostile requests in the engine", .serialized)
+@Suite("Hostile requests in the engine", .tearsDown, .serialized)
 struct HostileRequestTests {
     /// Bob's engine and a scripted alice with a session to it.
     static func pair(acceptFrom: AcceptPolicy = .any) async throws -> (Node, ScriptedPeer) {

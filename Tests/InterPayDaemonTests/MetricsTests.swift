@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayDaemon
 
-@Suite("Metrics: the catalogue, its documentation and the token file")
+@Suite("Metrics: the catalogue, its documentation and the token file", .tearsDown)
 struct MetricsTests {
     @Test("the README names every metric of the catalogue, and every limit label")
     func readmeListsEveryMetric() throws {

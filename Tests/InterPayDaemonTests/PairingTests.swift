@@ -11,7 +11,7 @@ import Testing
 /// Pairing between two real daemons' engines over a real TLS session, with their ledgers: the code, the trust
 /// store, the rule that a daemon answers only once its user started, the lockout (and that it survives a restart),
 /// expiry, older peers, and `accept_from = paired`.
-@Suite("Pairing between daemons", .serialized)
+@Suite("Pairing between daemons", .tearsDown, .serialized)
 struct PairingTests {
     /// Whether `event` is one of pairing's.
     static func isPairing(_ event: EngineEvent) -> Bool {

@@ -1,10 +1,11 @@
 import InterPayCore
 import InterPayStore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
 
-@Suite("Peer names from one read of the ledger")
+@Suite("Peer names from one read of the ledger", .tearsDown)
 struct PeerNameTests {
     @Test("a paired peer is shown under its pinned name, flagged when it announces another; others as they announce")
     func names() throws {
@@ -56,7 +57,7 @@ struct PeerNameTests {
     }
 }
 
-@Suite("Keepalives a silent peer let pass")
+@Suite("Keepalives a silent peer let pass", .tearsDown)
 struct MissedKeepaliveTests {
     @Test(
         "none while the peer answers within the interval and 2 s; one per interval after",

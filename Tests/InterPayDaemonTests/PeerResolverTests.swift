@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -8,7 +9,7 @@ import Testing
 
 /// Which peer the text a user typed names: IDs before names, names only when unique (SECURITY.md, "Names beat
 /// IDs").
-@Suite("Peer resolution")
+@Suite("Peer resolution", .tearsDown)
 struct PeerResolverTests {
     let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))
     let carol = PeerID(subjectPublicKeyInfoDER: Array("carol".utf8))
@@ -101,7 +102,7 @@ struct PeerResolverTests {
     }
 }
 
-@Suite("Log lines a peer can influence")
+@Suite("Log lines a peer can influence", .tearsDown)
 struct LogSafetyTests {
     let date = Date(timeIntervalSince1970: 1_795_000_000)
 

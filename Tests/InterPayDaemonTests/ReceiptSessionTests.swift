@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayDaemon
 
-@Suite("Settlement and receipts over TLS sessions", .serialized)
+@Suite("Settlement and receipts over TLS sessions", .tearsDown, .serialized)
 struct ReceiptSessionTests {
     static let withReceipts = [PaymentMessage.Pairing.capability, PaymentMessage.receiptsCapability]
 

@@ -9,7 +9,7 @@ import Testing
 
 /// PROTOCOL.md §9: a frame received again (same message ID) gets the stored answer again and changes nothing —
 /// checked against a real engine and ledger over a real TLS session, with the other side scripted by hand.
-@Suite("Replayed frames", .serialized)
+@Suite("Replayed frames", .tearsDown, .serialized)
 struct ReplayTests {
     @Test("a replayed request or ack gets the same answer again and changes nothing, also after the payment is final")
     func replay() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// The per-peer request limits in a real engine: a refused request gets `limit-exceeded` with its ref, is not
 /// stored, and is not remembered as seen, so that the payee's resend succeeds once the limit allows it.
-@Suite("Request limits in the engine", .serialized)
+@Suite("Request limits in the engine", .tearsDown, .serialized)
 struct RequestLimitTests {
     @Test("over the pending limit: limit-exceeded with ref, nothing stored; the resend succeeds after a cancel")
     func pendingLimit() async throws {

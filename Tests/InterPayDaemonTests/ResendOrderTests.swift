@@ -13,7 +13,7 @@ import Testing
 /// PROTOCOL.md §9.3: on a new session, every unacknowledged frame goes out again, in order, before any new frame —
 /// also when the engine sends a new frame before it has handled the session's `up` event (a busy engine handles its
 /// events late; the session manager already routes frames to the new session).
-@Suite("Resending on a new session", .serialized)
+@Suite("Resending on a new session", .tearsDown, .serialized)
 struct ResendOrderTests {
     /// A payee's engine wired as `Node` wires it, except that session-up events wait while held.
     final class HeldUpEngine: Sendable {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import InterPayDaemon
 
-@Suite("Subscriptions over TLS sessions", .serialized)
+@Suite("Subscriptions over TLS sessions", .tearsDown, .serialized)
 struct SeriesSessionTests {
     static let withSubscriptions = [
         PaymentMessage.Pairing.capability, PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability,

@@ -1,9 +1,10 @@
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
 
 /// The listener's port as the daemon's services share it: discovery advertises what the sessions' listener bound.
-@Suite("Shared state")
+@Suite("Shared state", .tearsDown)
 struct SharedStateTests {
     @Test("listenerPort waits for the port the listener binds; a port set before is answered at once")
     func listenerPortWaits() async {

@@ -1,10 +1,11 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDaemon
 
 /// `--peer [ID@]HOST:PORT` and `discovery.peers` (PROTOCOL.md §2.2).
-@Suite("Static peers")
+@Suite("Static peers", .tearsDown)
 struct StaticPeerTests {
     let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))
 

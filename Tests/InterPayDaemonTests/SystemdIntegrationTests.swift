@@ -1,4 +1,5 @@
 import Foundation
+import InterPayTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @testable import InterPayDaemon
 
 /// What systemd sees: sd_notify datagrams on a real socket, and journal-style log lines.
-@Suite("systemd integration")
+@Suite("systemd integration", .tearsDown)
 struct SystemdIntegrationTests {
     /// A datagram socket bound to a path (or an abstract name), standing in for systemd's `NOTIFY_SOCKET`.
     final class FakeNotifySocket {

@@ -1,3 +1,4 @@
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDiscovery
@@ -5,7 +6,7 @@ import Testing
 /// Whether discovery is connected and what outages bring (`DiscoveryConnection`), the pure decider under
 /// `DiscoverySession`: a table of cases, then a bounded exhaustive search of every sequence of eight events driven as
 /// the session drives it, checking the rules after each against counts kept here.
-@Suite("Discovery connection")
+@Suite("Discovery connection", .tearsDown)
 struct DiscoveryConnectionTests {
     @Test("the first outage warns and reports unavailable once; further attempts count up at debug level")
     func outages() {

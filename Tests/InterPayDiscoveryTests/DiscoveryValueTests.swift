@@ -1,9 +1,10 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDiscovery
 
-@Suite("TXT record")
+@Suite("TXT record", .tearsDown)
 struct TXTRecordTests {
     let peerID: PeerID
 
@@ -60,7 +61,7 @@ struct TXTRecordTests {
     }
 }
 
-@Suite("Instance names")
+@Suite("Instance names", .tearsDown)
 struct ServiceInstanceNameTests {
     @Test("names longer than 63 UTF-8 bytes are cut at a code point boundary")
     func truncation() {
@@ -83,7 +84,7 @@ struct ServiceInstanceNameTests {
     }
 }
 
-@Suite("Advertisement")
+@Suite("Advertisement", .tearsDown)
 struct AdvertisementTests {
     @Test("validation refuses an empty name, a bad port and missing or non-positive versions")
     func validation() throws {
@@ -107,7 +108,7 @@ struct AdvertisementTests {
     }
 }
 
-@Suite("Retry policy")
+@Suite("Retry policy", .tearsDown)
 struct RetryPolicyTests {
     @Test("the default doubles from 0.5 s to at most 10 s, ±20 %")
     func defaultPolicy() {
@@ -134,7 +135,7 @@ struct RetryPolicyTests {
     }
 }
 
-@Suite("Errors and addresses")
+@Suite("Errors and addresses", .tearsDown)
 struct DiscoveryErrorTests {
     @Test("-65537 reads as avahi-daemon not reachable; other codes get their name")
     func descriptions() {
@@ -158,7 +159,7 @@ struct DiscoveryErrorTests {
     }
 }
 
-@Suite("Which resolutions can wait")
+@Suite("Which resolutions can wait", .tearsDown)
 struct ResolutionPriorityTests {
     @Test("a name can wait while a session of that name is up, counting the peers that gave it")
     func sessionsCount() {

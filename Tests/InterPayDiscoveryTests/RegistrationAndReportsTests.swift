@@ -1,4 +1,5 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDiscovery
@@ -6,7 +7,7 @@ import Testing
 /// The registration's names (`RegistrationNames`) and what was reported of each instance (`ReportedPeers`), the pure
 /// deciders under `DiscoverySession`'s registration and reporting: tables of cases, then bounded exhaustive searches
 /// of every sequence of events, checked after each against a model kept here.
-@Suite("Discovery registration names and reports")
+@Suite("Discovery registration names and reports", .tearsDown)
 struct RegistrationAndReportsTests {
     // MARK: Registration names
 

@@ -1,11 +1,12 @@
 import Foundation
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayDiscovery
 
 /// Which side of a pair resolves the other first (`ResolutionSide`): both sides must agree from the two names alone,
 /// and the pairs must split about evenly.
-@Suite("Resolution side")
+@Suite("Resolution side", .tearsDown)
 struct ResolutionSideTests {
     @Test("FNV-1a 64 gives the published test values")
     func fnvVectors() {

@@ -7,7 +7,7 @@ import Testing
 /// Which instances are resolved now and which wait (`ResolutionSlots`), the pure decider under `DiscoverySession`:
 /// a table of cases, then a bounded exhaustive search of every sequence of four steps driven as the session drives
 /// it, checking the rules after each.
-@Suite("Resolution slots")
+@Suite("Resolution slots", .tearsDown)
 struct ResolutionSlotsTests {
     @Test("two at once; a third waits; a freed slot goes to one that cannot wait before one that can")
     func cannotWaitFirst() {

@@ -9,7 +9,7 @@ import Testing
 /// Discovery against a real (sandboxed) avahi-daemon, or against none.
 ///
 /// Serialized: the tests check that every session and DNS-SD ref is released, which counts process-wide.
-@Suite("Service discovery", .serialized)
+@Suite("Service discovery", .tearsDown, .serialized)
 struct ServiceDiscoveryTests {
     // MARK: Without avahi-daemon (outside a sandbox host)
 
@@ -249,7 +249,7 @@ struct ServiceDiscoveryTests {
 ///
 /// (`swift test` cannot be used: two of them wait for each other's lock on `.build`.) With `DISCOVERY_SAME_NAME`
 /// set both hosts advertise the same name, and one of them must be renamed; otherwise the names differ.
-@Suite("Service discovery across two hosts")
+@Suite("Service discovery across two hosts", .tearsDown)
 struct TwoHostDiscoveryTests {
     static let environment = ProcessInfo.processInfo.environment
     static let sharedName = environment["DISCOVERY_TWO_HOSTS"]

@@ -1,9 +1,10 @@
 import Foundation
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayEngine
 
-@Suite("Waiting for a peer's answer", .timeLimit(.minutes(1)))
+@Suite("Waiting for a peer's answer", .tearsDown, .timeLimit(.minutes(1)))
 struct AckWaitersTests {
     @Test("a wait with no answer ends as timed out once its timeout has passed, and not before")
     func timesOut() async {

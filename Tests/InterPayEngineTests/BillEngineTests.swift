@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayEngine
 
-@Suite("Split bills over an in-memory link", .serialized)
+@Suite("Split bills over an in-memory link", .tearsDown, .serialized)
 struct BillEngineTests {
     static let withBills = [PaymentMessage.receiptsCapability, BillLink.capability]
 

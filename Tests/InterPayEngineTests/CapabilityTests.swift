@@ -7,7 +7,7 @@ import Testing
 @testable import InterPayEngine
 
 /// Frames and commands of a capability a session does not speak (PROTOCOL.md §14; SECURITY.md T-CAPS).
-@Suite("Capabilities enforced", .serialized)
+@Suite("Capabilities enforced", .tearsDown, .serialized)
 struct CapabilityTests {
     static let both = [PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability]
 

@@ -1,10 +1,11 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayEngine
 
 /// How a lost decision is worded (the CLI prints it, exit 5).
-@Suite("Engine errors")
+@Suite("Engine errors", .tearsDown)
 struct EngineErrorTests {
     @Test("a decision that lost names the state the payment is in, with the protocol's code")
     func conflictNamesTheState() {

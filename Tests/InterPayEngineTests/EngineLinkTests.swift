@@ -38,6 +38,7 @@ final class MemoryNode: Sendable {
         pump = Task {
             for await event in link.events { await engine.handle(event) }
         }
+        TestTeardown.atEnd { [self] in await stop() }
     }
 
     func stop() async {
@@ -50,7 +51,7 @@ final class MemoryNode: Sendable {
 /// 12.50 MXN.
 func pesos() throws -> Money { Money(minorUnits: 12_50, currency: try CurrencyCode("MXN")) }
 
-@Suite("The engine over an in-memory link", .serialized)
+@Suite("The engine over an in-memory link", .tearsDown, .serialized)
 struct EngineLinkTests {
     @Test("a request is committed, sent, stored by the payer and acknowledged; `wait` returns once the ack is in")
     func requestRoundTrip() async throws {
@@ -253,7 +254,7 @@ struct EngineLinkTests {
     }
 }
 
-@Suite("The ledger step queue")
+@Suite("The ledger step queue", .tearsDown)
 struct StepPipelineTests {
     /// A commit that blocks its thread until released (as a disk flush would), counting batches.
     final class Gate: Sendable {

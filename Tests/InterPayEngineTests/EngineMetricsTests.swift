@@ -9,7 +9,7 @@ import Testing
 @testable import InterPayEngine
 
 /// The engine's metrics count what was committed: payments entering each state, by role, and the transactions.
-@Suite("The engine's metrics", .serialized)
+@Suite("The engine's metrics", .tearsDown, .serialized)
 struct EngineMetricsTests {
     @Test("five requests, three accepted and two rejected: each side counts exactly those, by its role")
     func paymentsCounted() async throws {

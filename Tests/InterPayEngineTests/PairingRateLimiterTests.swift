@@ -1,9 +1,10 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayEngine
 
-@Suite("Pairing commit rate limit")
+@Suite("Pairing commit rate limit", .tearsDown)
 struct PairingRateLimiterTests {
     static let alice = PeerID(subjectPublicKeyInfoDER: Array("alice-spki".utf8))
     static let bob = PeerID(subjectPublicKeyInfoDER: Array("bob-spki".utf8))

@@ -39,7 +39,7 @@ final class RecordingLink: PaymentLink {
 
 /// Pairing as engine steps (`PaymentEngine+Pairing`) over an in-memory link: what the link is told and when, and
 /// what the ledger keeps.
-@Suite("Pairing as engine steps", .serialized)
+@Suite("Pairing as engine steps", .tearsDown, .serialized)
 struct PairingStepTests {
     @Test("an attempt in progress is told to the link before its first frame leaves, its end after; a pairing too")
     func linkIsTold() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// What a hostile peer could leave behind in the engine and its ledger, frame after frame or key after key
 /// (SECURITY.md, "Resource exhaustion"): each test failed before its bound.
-@Suite("What a peer leaves behind", .serialized, .timeLimit(.minutes(1)))
+@Suite("What a peer leaves behind", .tearsDown, .serialized, .timeLimit(.minutes(1)))
 struct PeerResidueTests {
     /// A peer without an engine, speaking frames to `node` over a `MemoryLink`, reading its answers.
     struct RawPeer {

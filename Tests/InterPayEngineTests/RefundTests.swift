@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayEngine
 
-@Suite("Refunds over an in-memory link", .serialized)
+@Suite("Refunds over an in-memory link", .tearsDown, .serialized)
 struct RefundTests {
     static let both = [PaymentMessage.receiptsCapability, PaymentMessage.refundsCapability]
 

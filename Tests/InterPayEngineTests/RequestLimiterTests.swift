@@ -1,10 +1,11 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayEngine
 
 /// Per-peer admission of incoming requests: pending at once, and a token bucket per minute.
-@Suite("Request limiter")
+@Suite("Request limiter", .tearsDown)
 struct RequestLimiterTests {
     let alice = PeerID(subjectPublicKeyInfoDER: Array("alice".utf8))
     let bob = PeerID(subjectPublicKeyInfoDER: Array("bob".utf8))

@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayEngine
 
-@Suite("Subscription series over an in-memory link", .serialized)
+@Suite("Subscription series over an in-memory link", .tearsDown, .serialized)
 struct SeriesEngineTests {
     static let capabilities = [PaymentMessage.receiptsCapability, PaymentMessage.subscriptionsCapability]
 

@@ -8,7 +8,7 @@ import Testing
 
 /// What the other side of a subscription may not bend (SECURITY.md S-PAST, S-PERIOD-ID, S-NEVER); the hostile
 /// scenario `series` makes the same attacks on real daemons.
-@Suite("Subscription series: what a peer may not bend", .serialized)
+@Suite("Subscription series: what a peer may not bend", .tearsDown, .serialized)
 struct SeriesTrustTests {
     static func request(
         _ payee: MemoryNode, _ payer: MemoryNode, id: UUID, series: SeriesLink?

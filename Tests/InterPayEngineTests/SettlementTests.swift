@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayEngine
 
-@Suite("Settlement and receipts over an in-memory link", .serialized)
+@Suite("Settlement and receipts over an in-memory link", .tearsDown, .serialized)
 struct SettlementTests {
     /// Alice (payee, signing receipts) asks Bob for 12.50 MXN and Bob accepts; returns the payment's ID.
     static func accepted(_ alice: MemoryNode, _ bob: MemoryNode) async throws -> UUID {

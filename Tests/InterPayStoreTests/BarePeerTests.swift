@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger: peers seen are bounded (SECURITY.md T-RESIDUE)")
+@Suite("Ledger: peers seen are bounded (SECURITY.md T-RESIDUE)", .tearsDown)
 struct BarePeerTests {
     @Test("beyond the bound, the peers seen longest ago without payment, series or pairing are forgotten")
     func barePeersForgotten() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger changes: atomic commits, durability, records")
+@Suite("Ledger changes: atomic commits, durability, records", .tearsDown)
 struct LedgerTests {
     @Test("apply() is atomic: a change whose last part breaks a constraint leaves nothing of its first parts")
     func applyIsAtomic() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayStore
 
-@Suite("Outbox: resend order, acks, attempts, pruning")
+@Suite("Outbox: resend order, acks, attempts, pruning", .tearsDown)
 struct OutboxTests {
     /// Queues `count` accept frames for one payment each, for `peer`, with the given `retryUntil`.
     static func queue(

@@ -1,11 +1,12 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayStore
 
 /// What `list`, `history`, `show` and `stats` read: payments with their peers' names, in one read each.
-@Suite("Payment views: payments with names, one read")
+@Suite("Payment views: payments with names, one read", .tearsDown)
 struct PaymentViewTests {
     @Test("views carry the announced and the pinned name, filtered, newest first, limited in SQL")
     func views() async throws {

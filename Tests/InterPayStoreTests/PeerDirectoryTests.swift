@@ -1,9 +1,10 @@
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayStore
 
-@Suite("The peer list's one read: known peers, pairings, pins at static addresses")
+@Suite("The peer list's one read: known peers, pairings, pins at static addresses", .tearsDown)
 struct PeerDirectoryTests {
     @Test("peers by name then ID, pairings by ID, and the pin of each address asked for that has one")
     func directory() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger: the pending request counts kept by triggers (v13)")
+@Suite("Ledger: the pending request counts kept by triggers (v13)", .tearsDown)
 struct PendingRequestCountTests {
     /// The counts as rows say them, counted one by one: what the kept counts must always equal.
     static func counted(_ db: Database, peer: PeerID?, now: Timestamp) throws -> Int {

@@ -1,10 +1,11 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger queries: ID prefixes, filters, open payments")
+@Suite("Ledger queries: ID prefixes, filters, open payments", .tearsDown)
 struct QueryTests {
     static func uuid(_ text: String) throws -> UUID { try #require(UUID(uuidString: text)) }
 

@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger retention: what is pruned, what is kept, what is left behind")
+@Suite("Ledger retention: what is pruned, what is kept, what is left behind", .tearsDown)
 struct RetentionTests {
     static let day: Int64 = 86_400
 

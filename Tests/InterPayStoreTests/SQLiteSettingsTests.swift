@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger: SQLite's process-wide settings")
+@Suite("Ledger: SQLite's process-wide settings", .tearsDown)
 struct SQLiteSettingsTests {
     @Test("SQLite counts no memory: its allocations take no process-wide lock")
     func noMemoryStatistics() async throws {

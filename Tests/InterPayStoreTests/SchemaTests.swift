@@ -5,7 +5,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger schema: migrations, constraints, durability settings")
+@Suite("Ledger schema: migrations, constraints, durability settings", .tearsDown)
 struct SchemaTests {
     /// Every migration, in the order they run.
     static let migrations = [
@@ -251,7 +251,7 @@ struct SchemaTests {
     }
 }
 
-@Suite("Preferences set at run time")
+@Suite("Preferences set at run time", .tearsDown)
 struct PreferenceTests {
     @Test("a preference is stored, replaced, read at start-up and removed; bad values are refused")
     func roundTrip() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger: subscription series")
+@Suite("Ledger: subscription series", .tearsDown)
 struct SeriesStoreTests {
     static func offer() throws -> SeriesOffer {
         try SeriesOffer(

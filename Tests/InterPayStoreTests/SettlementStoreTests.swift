@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger: settlement and receipts")
+@Suite("Ledger: settlement and receipts", .tearsDown)
 struct SettlementStoreTests {
     @Test("migration v9 keeps a v8 ledger's payments, events and outbox, and dates past acceptances")
     func migratesAnOldLedger() async throws {

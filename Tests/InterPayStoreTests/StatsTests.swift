@@ -1,10 +1,11 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayStore
 
-@Suite("Statistics over accepted payments")
+@Suite("Statistics over accepted payments", .tearsDown)
 struct StatsTests {
     /// A ledger with accepted JPY and KWD payments in both roles, plus payments that must not count.
     static func ledger() async throws -> AppDatabase {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterPayStore
 
-@Suite("Ledger: migration v12, the write path")
+@Suite("Ledger: migration v12, the write path", .tearsDown)
 struct WritePathMigrationTests {
     @Test("v12 keeps a v11 ledger's rows and triggers, drops three indexes, and its CHECKs refuse what the lists did")
     func migratesAV11Ledger() async throws {

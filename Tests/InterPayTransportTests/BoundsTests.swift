@@ -12,7 +12,7 @@ import Testing
 
 /// The bounds that keep a hostile or slow peer from exhausting the daemon: sessions, inbound and outbound queues,
 /// unauthenticated places per address, and no TLS session resumption.
-@Suite("Bounded sessions and queues", .serialized)
+@Suite("Bounded sessions and queues", .tearsDown, .serialized)
 struct BoundsTests {
     // MARK: Session limit
 

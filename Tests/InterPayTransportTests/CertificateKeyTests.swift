@@ -1,5 +1,6 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import NIOSSL
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 
 /// The peer ID is the hash of the key as the certificate encodes it, and only the canonical P-256 encoding is
 /// accepted (PROTOCOL.md §3.2, §3.3; `protocol/vectors/certificates.json`).
-@Suite("Certificate keys")
+@Suite("Certificate keys", .tearsDown)
 struct CertificateKeyTests {
     struct Vector: Decodable {
         var name: String

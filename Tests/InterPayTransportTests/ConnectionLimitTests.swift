@@ -1,9 +1,10 @@
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayTransport
 
 /// The bound on connections that have not finished TLS and `hello`, and the throttle of the log lines about them.
-@Suite("Unauthenticated connection limit and log throttle")
+@Suite("Unauthenticated connection limit and log throttle", .tearsDown)
 struct ConnectionLimitTests {
     @Test("at most `limit` places; a place comes back once, however often it is released")
     func limit() throws {

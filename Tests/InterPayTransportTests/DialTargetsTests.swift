@@ -8,7 +8,7 @@ import Testing
 /// The dial targets and their loops' decisions (`DialTargets`), the pure decider under `SessionManager`'s dial
 /// loops: a table of cases, then a bounded exhaustive search of every sequence of five steps (targets set, dropped
 /// and re-pinned, loops stepping, dials ending, sessions coming and going), checking the rules after each.
-@Suite("Dial targets")
+@Suite("Dial targets", .tearsDown)
 struct DialTargetsTests {
     /// Three IDs in order: `lower` < `local` < `higher`.
     static let (lower, local, higher): (PeerID, PeerID, PeerID) = {

@@ -1,12 +1,13 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import Testing
 
 @testable import InterPayTransport
 
 /// Which session makes room for a new one (`EvictionPolicy`): never a protected one, first from the address that
 /// holds the most, there the idlest.
-@Suite("Eviction policy")
+@Suite("Eviction policy", .tearsDown)
 struct EvictionPolicyTests {
     static let t0 = ContinuousClock.now
 

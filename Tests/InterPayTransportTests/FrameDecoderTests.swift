@@ -1,11 +1,12 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import InterPayTransport
 import NIOCore
 import NIOEmbedded
 import Testing
 
-@Suite("Frame decoder on a channel")
+@Suite("Frame decoder on a channel", .tearsDown)
 struct FrameDecoderTests {
     func makeChannel(limit: Int = Limits.maxFrameSize) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()

@@ -1,12 +1,13 @@
 import Foundation
 import InterPayCore
+import InterPayTestSupport
 import InterPayTransport
 import NIOCore
 import NIOEmbedded
 import Testing
 
 /// Replays the inputs that once failed FuzzFrames (`Fuzz/Regressions/frames`) with its main checks, without libFuzzer.
-@Suite("Frame fuzz regressions")
+@Suite("Frame fuzz regressions", .tearsDown)
 struct FuzzRegressionTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/Regressions/frames")

@@ -4,7 +4,7 @@ import InterPayTestSupport
 import InterPayTransport
 import Testing
 
-@Suite("Identity")
+@Suite("Identity", .tearsDown)
 struct IdentityTests {
     @Test("created on first start with private permissions, the same on restart")
     func persistence() throws {

@@ -10,7 +10,7 @@ import Testing
 ///
 /// The Swift TLS client never offers a session, so the client here is Python's `ssl` module, which keeps the
 /// session (and its TLS 1.3 ticket) of a first connection and offers it on a second.
-@Suite("No TLS session resumption", .serialized)
+@Suite("No TLS session resumption", .tearsDown, .serialized)
 struct ResumptionTests {
     static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
         FileManager.default.isExecutableFile(atPath: $0)

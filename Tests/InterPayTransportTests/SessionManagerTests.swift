@@ -9,7 +9,7 @@ import Testing
 
 @testable import InterPayTransport
 
-@Suite("Sessions over TLS on loopback", .serialized)
+@Suite("Sessions over TLS on loopback", .tearsDown, .serialized)
 struct SessionManagerTests {
     @Test("a dial brings up one authenticated session on both sides, and frames flow")
     func sessionUp() async throws {

@@ -8,7 +8,7 @@ import Testing
 /// The registry of sessions (`SessionRegistry`), the pure decider under `SessionManager`: a table of cases, then a
 /// bounded exhaustive search of every sequence of registrations, removals and pairing marks over a small world,
 /// checking the rules the type states after each step.
-@Suite("Session registry")
+@Suite("Session registry", .tearsDown)
 struct SessionRegistryTests {
     struct Fake: RegisteredSession, CustomStringConvertible {
         var peerID: PeerID

@@ -39,6 +39,7 @@ final class TestPeer: Sendable {
             for await event in manager.events { self.record(event) }
         }
         tasks.withLock { $0 = [run, consume] }
+        TestTeardown.atEnd { [self] in await stop() }
     }
 
     private func record(_ event: SessionEvent) {
@@ -105,6 +106,9 @@ final class RawClient: Sendable {
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
+        let channel = self.channel
+        // Closed already when the test closed it or the server did: nothing to report.
+        TestTeardown.atEnd { try? await channel.close() }
     }
 
     deinit {
