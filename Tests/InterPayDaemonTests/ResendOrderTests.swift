@@ -53,6 +53,7 @@ struct ResendOrderTests {
                 }
             }
             tasks = Mutex([run, follow])
+            TestTeardown.atEnd { [self] in await stop() }
         }
 
         var id: PeerID { sessions.identity.peerID }

@@ -198,6 +198,10 @@ struct BoundsTests {
         let port = try await server.start()
         // Cancelled at the end of the test: its error then is the cancellation.
         let run = Task { _ = try? await server.run() }
+        TestTeardown.atEnd {
+            run.cancel()
+            await run.value
+        }
         let received = Mutex<[PeerID: [UUID]]>([:])
         let peak = Mutex(0)
         let consume = Task {
@@ -344,6 +348,10 @@ struct BoundsTests {
         let port = try await server.start()
         // Cancelled at the end of the test: its error then is the cancellation.
         let run = Task { _ = try? await server.run() }
+        TestTeardown.atEnd {
+            run.cancel()
+            await run.value
+        }
         let received = Mutex(0)
         let consume = Task {
             for await event in server.events {
