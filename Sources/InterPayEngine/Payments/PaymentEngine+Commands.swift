@@ -150,39 +150,18 @@ extension PaymentEngine {
     private func decisionStep(
         _ decision: Decision, paymentID: UUID, messageID: UUID, quote: Quote?, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
-        var outcome = StepOutcome()
-        guard var record = try ledger.payment(id: paymentID) else {
-            outcome.refusal = .notFound(kind: "payment", text: paymentID.wireString)
-            return outcome
-        }
-        var lifecycle = record.lifecycle
-        let event: PaymentLifecycle.Event =
+        try localStep(paymentID: paymentID, messageID: messageID, ledger: ledger, now: now) { _ in
             switch decision {
-            case .accept: .localAccept(messageID: messageID)
-            case .reject(let reason): .localReject(messageID: messageID, reason: reason)
-            case .cancel: .localCancel(messageID: messageID)
+            case .accept: .success(.localAccept(messageID: messageID))
+            case .reject(let reason): .success(.localReject(messageID: messageID, reason: reason))
+            case .cancel: .success(.localCancel(messageID: messageID))
             }
-        let actions = lifecycle.handle(event, now: now)
-        var change = LedgerChange()
-        change.events = Self.transitionEvents(
-            actions, paymentID: paymentID, now: now, cause: .local, messageID: messageID)
-        if case .reject(let reason) = decision, change.events.contains(where: { $0.toState == .rejected }) {
-            record.reason = reason
-        }
-        if !change.events.isEmpty {
-            record.update(from: lifecycle, now: now)
+        } adjust: { record, entered in
+            if case .reject(let reason) = decision, entered.contains(where: { $0.toState == .rejected }) {
+                record.reason = reason
+            }
             if record.state == .accepted { record.storeAcceptanceQuote(quote) }
-            change.payment = record
-            outcome.events.append(.paymentUpdated(record))
         }
-        let sends = actions.contains { if case .send = $0 { true } else { false } }
-        let plan = sends ? try planSend(to: record.peerID, ledger: ledger, now: now) : SendPlan(session: nil)
-        change.outbox = try outboxRecords(for: actions, payment: record, now: now, sending: plan.session != nil)
-        let stored = change.isEmpty ? [] : try ledger.apply(change)
-        outcome.add(plan.transmission(then: stored, answer: nil))
-        outcome.record = record
-        outcome.refusal = Self.refusal(in: actions, state: record.state)
-        return outcome
     }
 
     /// The amount of `paymentID` to quote an acceptance of; nil when there is no such payment, or it cannot be read

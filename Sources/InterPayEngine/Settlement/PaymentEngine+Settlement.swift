@@ -58,78 +58,50 @@ extension PaymentEngine {
     private func paidStep(
         paymentID: UUID, messageID: UUID, method: PaymentMethod?, reference: String?, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
-        var outcome = StepOutcome()
-        guard var record = try ledger.payment(id: paymentID) else {
-            outcome.refusal = .notFound(kind: "payment", text: paymentID.wireString)
-            return outcome
+        try localStep(paymentID: paymentID, messageID: messageID, ledger: ledger, now: now) { [self] record in
+            if record.role == .payer,
+                let missing = missingCapability(
+                    PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
+            {
+                return .failure(
+                    .notPermitted(
+                        "\(missing): the payee cannot record the payment; nothing was marked paid and no receipt will "
+                            + "come"))
+            }
+            return .success(.localPaid(messageID: messageID, method: method, reference: reference))
+        } adjust: { record, entered in
+            if entered.contains(where: { $0.toState == .paid }) {
+                record.paidMethod = method
+                record.paidReference = reference
+            }
         }
-        if record.role == .payer,
-            let missing = missingCapability(PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
-        {
-            outcome.refusal = .notPermitted(
-                "\(missing): the payee cannot record the payment; nothing was marked paid and no receipt will come")
-            outcome.record = record
-            return outcome
-        }
-        var lifecycle = record.lifecycle
-        let actions = lifecycle.handle(
-            .localPaid(messageID: messageID, method: method, reference: reference), now: now)
-        var change = LedgerChange()
-        change.events = Self.transitionEvents(
-            actions, paymentID: paymentID, now: now, cause: .local, messageID: messageID)
-        if change.events.contains(where: { $0.toState == .paid }) {
-            record.paidMethod = method
-            record.paidReference = reference
-        }
-        if !change.events.isEmpty {
-            record.update(from: lifecycle, now: now)
-            change.payment = record
-            outcome.events.append(.paymentUpdated(record))
-        }
-        try commitSends(actions, record: record, change: &change, outcome: &outcome, ledger: ledger, now: now)
-        outcome.record = record
-        outcome.refusal = Self.refusal(in: actions, state: record.state)
-        return outcome
     }
 
     private func settleStep(
         paymentID: UUID, messageID: UUID, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
-        var outcome = StepOutcome()
-        guard var record = try ledger.payment(id: paymentID) else {
-            outcome.refusal = .notFound(kind: "payment", text: paymentID.wireString)
-            return outcome
-        }
-        if record.role == .payee,
-            let missing = missingCapability(PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
-        {
-            // The states `paid` and `settled` exist only between peers that both announce `receipts` (PROTOCOL.md
-            // §14): settled here alone, the payer could never be told, nor get its receipt.
-            outcome.refusal = .notPermitted(
-                "\(missing): the payer cannot be told or given a receipt; nothing was settled (the payment stays "
-                    + "\(record.state.rawValue))")
-            outcome.record = record
-            return outcome
-        }
-        // The receipt is made before the lifecycle runs (the frame carries it); it is dropped if the step refuses.
         var receipt: SignedReceipt?
-        if record.role == .payee, record.state == .accepted || record.state == .paid, let receiptIssuer {
-            receipt = try makeReceipt(for: record, issuer: receiptIssuer, ledger: ledger, now: now)
-        }
-        var lifecycle = record.lifecycle
-        let actions = lifecycle.handle(.localSettle(messageID: messageID, receipt: receipt?.text), now: now)
-        var change = LedgerChange()
-        change.events = Self.transitionEvents(
-            actions, paymentID: paymentID, now: now, cause: .local, messageID: messageID)
-        if !change.events.isEmpty {
-            record.update(from: lifecycle, now: now)
+        let outcome = try localStep(paymentID: paymentID, messageID: messageID, ledger: ledger, now: now) {
+            [self] record in
+            if record.role == .payee,
+                let missing = missingCapability(
+                    PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
+            {
+                // The states `paid` and `settled` exist only between peers that both announce `receipts` (PROTOCOL.md
+                // §14): settled here alone, the payer could never be told, nor get its receipt.
+                return .failure(
+                    .notPermitted(
+                        "\(missing): the payer cannot be told or given a receipt; nothing was settled (the payment "
+                            + "stays \(record.state.rawValue))"))
+            }
+            // The receipt is made before the lifecycle runs (the frame carries it); it is dropped if the step refuses.
+            if record.role == .payee, record.state == .accepted || record.state == .paid, let receiptIssuer {
+                receipt = try makeReceipt(for: record, issuer: receiptIssuer, ledger: ledger, now: now)
+            }
+            return .success(.localSettle(messageID: messageID, receipt: receipt?.text))
+        } adjust: { record, _ in
             if record.receipt == nil { record.receipt = receipt?.text }
-            change.payment = record
-            outcome.events.append(.paymentUpdated(record))
         }
-        try commitSends(actions, record: record, change: &change, outcome: &outcome, ledger: ledger, now: now)
-        outcome.record = record
-        outcome.refusal = Self.refusal(in: actions, state: record.state)
         if outcome.refusal == nil {
             logger.info("payment settled", metadata: ["payment": "\(paymentID.wireString)"])
         }
@@ -171,18 +143,6 @@ extension PaymentEngine {
                 + "capability)"
         }
         return nil
-    }
-
-    /// Plans the sends among `actions`, adds their outbox rows to `change`, commits it, and queues the frames.
-    private func commitSends(
-        _ actions: [PaymentLifecycle.Action], record: PaymentRecord, change: inout LedgerChange,
-        outcome: inout StepOutcome, ledger: Ledger, now: Timestamp
-    ) throws {
-        let sends = actions.contains { if case .send = $0 { true } else { false } }
-        let plan = sends ? try planSend(to: record.peerID, ledger: ledger, now: now) : SendPlan(session: nil)
-        change.outbox = try outboxRecords(for: actions, payment: record, now: now, sending: plan.session != nil)
-        let stored = change.isEmpty ? [] : try ledger.apply(change)
-        outcome.add(plan.transmission(then: stored, answer: nil))
     }
 
     /// The engine error for a refusal among `actions`, if any; `state` is the payment's state after them.
