@@ -59,14 +59,11 @@ extension PaymentEngine {
         paymentID: UUID, messageID: UUID, method: PaymentMethod?, reference: String?, ledger: Ledger, now: Timestamp
     ) throws -> StepOutcome {
         try localStep(paymentID: paymentID, messageID: messageID, ledger: ledger, now: now) { [self] record in
-            if record.role == .payer,
-                let missing = missingCapability(
-                    PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
+            if let refusal = settlementRefusal(
+                record, as: .payer,
+                "the payee cannot record the payment; nothing was marked paid and no receipt will come")
             {
-                return .failure(
-                    .notPermitted(
-                        "\(missing): the payee cannot record the payment; nothing was marked paid and no receipt will "
-                            + "come"))
+                return .failure(refusal)
             }
             return .success(.localPaid(messageID: messageID, method: method, reference: reference))
         } adjust: { record, entered in
@@ -83,16 +80,14 @@ extension PaymentEngine {
         var receipt: SignedReceipt?
         let outcome = try localStep(paymentID: paymentID, messageID: messageID, ledger: ledger, now: now) {
             [self] record in
-            if record.role == .payee,
-                let missing = missingCapability(
-                    PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
+            // The states `paid` and `settled` exist only between peers that both announce `receipts` (PROTOCOL.md
+            // §14): settled here alone, the payer could never be told, nor get its receipt.
+            if let refusal = settlementRefusal(
+                record, as: .payee,
+                "the payer cannot be told or given a receipt; nothing was settled (the payment stays "
+                    + "\(record.state.rawValue))")
             {
-                // The states `paid` and `settled` exist only between peers that both announce `receipts` (PROTOCOL.md
-                // §14): settled here alone, the payer could never be told, nor get its receipt.
-                return .failure(
-                    .notPermitted(
-                        "\(missing): the payer cannot be told or given a receipt; nothing was settled (the payment "
-                            + "stays \(record.state.rawValue))"))
+                return .failure(refusal)
             }
             // The receipt is made before the lifecycle runs (the frame carries it); it is dropped if the step refuses.
             if record.role == .payee, record.state == .accepted || record.state == .paid, let receiptIssuer {
@@ -143,6 +138,16 @@ extension PaymentEngine {
                 + "capability)"
         }
         return nil
+    }
+
+    /// Refuses a settlement command by the side playing `role` when the peer's current session (or this side) lacks
+    /// the `receipts` capability; `consequence` tells the user what did not happen.
+    private func settlementRefusal(_ record: PaymentRecord, as role: PaymentRole, _ consequence: String) -> EngineError?
+    {
+        guard record.role == role,
+            let missing = missingCapability(PaymentMessage.receiptsCapability, with: record.peerID, for: "settlement")
+        else { return nil }
+        return .notPermitted("\(missing): \(consequence)")
     }
 
     /// The engine error for a refusal among `actions`, if any; `state` is the payment's state after them.
