@@ -387,7 +387,8 @@ function paymentCard(payment) {
     item.append(element("div", t(payment.direction === "in" ? "refundGiven" : "refundGot"), { class: "muted refund-of" }));
   }
   if (payment.refunded) {
-    item.append(element("div", `${t("refunded")}: ${payment.refunded} ${payment.currency}`, { class: "muted refunded" }));
+    item.append(element("div", `${t("refunded")}: ${money(minorUnitsOf(payment.refunded), payment.currency)}`,
+      { class: "muted refunded" }));
   }
   item.append(...paymentActions(payment));
   if (payment.refundable) item.append(refundForm(payment));
@@ -401,10 +402,11 @@ function paymentCard(payment) {
 function refundForm(payment) {
   const form = element("form", undefined, { class: "refund" });
   const amount = element("input", undefined, { class: "refund-amount", inputmode: "decimal", autocomplete: "off",
-    placeholder: payment.refundable, "aria-label": t("amount") });
+    placeholder: typedAmount(payment.refundable), "aria-label": t("amount") });
   const memo = element("input", undefined, { class: "refund-memo", maxlength: "200", autocomplete: "off",
     placeholder: t("refundReason"), "aria-label": t("refundReason") });
-  form.append(element("div", `${t("refundLeft")}: ${payment.refundable} ${payment.currency}`, { class: "muted" }),
+  form.append(element("div", `${t("refundLeft")}: ${money(minorUnitsOf(payment.refundable), payment.currency)}`,
+    { class: "muted" }),
     amount, memo, element("button", t("refund"), { type: "submit", class: "secondary refund" }));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -623,6 +625,11 @@ function minorUnitsOf(amount) {
   return Number(whole + fraction);
 }
 
+/** A daemon's decimal amount as the user would type it back: the language's decimal separator, no grouping. */
+function typedAmount(amount) {
+  return amount.replace(".", decimalSeparator());
+}
+
 /**
  * A series' card: what, who, how often, its state as every surface shows it (`shownState`), the periods requested,
  * accepted and paid, the cap; and what can be done in that state: the payer approves an offer within a cap (a peer
@@ -716,7 +723,8 @@ function billCard(bill) {
   const item = element("li", undefined, { "data-bill": bill.id, "data-state": bill.state });
   item.append(element("div", `${money(bill.minorUnits, bill.currency)} · ${bill.memo}`, { class: "amount" }),
     element("div", `${t("state")}: ${t(bill.state)}`, { class: "state" }),
-    element("div", `${t("collected")}: ${bill.collected} ${bill.currency} · ${t("left")}: ${bill.left} ${bill.currency}`,
+    element("div", `${t("collected")}: ${money(minorUnitsOf(bill.collected), bill.currency)} · ${t("left")}: ${
+      money(minorUnitsOf(bill.left), bill.currency)}`,
       { class: "bill-left" }),
     element("div", bill.shortID, { class: "mono muted short-id" }));
   const shares = element("ul", undefined, { class: "shares" });
