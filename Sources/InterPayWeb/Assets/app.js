@@ -650,7 +650,10 @@ function seriesCard(series) {
   element("div", `${t("requestedPeriods")}: ${series.instances}${count} · ${t("acceptedPeriods")}: ${series.accepted}`
     + ` · ${t("paidPeriods")}: ${series.paid}`, { class: "muted periods" }),
   element("div", series.shortID, { class: "mono muted short-id" }));
-  if (series.cap) item.append(element("div", `${t("cap")}: ${series.cap} ${series.currency}`, { class: "muted cap" }));
+  if (series.cap) {
+    item.append(element("div", `${t("cap")}: ${money(minorUnitsOf(series.cap), series.currency)}`,
+      { class: "muted cap" }));
+  }
   if (series.nextDue) {
     item.append(element("div", `${t("nextDue")}: ${new Date(series.nextDue * 1000).toLocaleString(language)}`,
       { class: "muted" }));
@@ -658,7 +661,7 @@ function seriesCard(series) {
   if (incoming && (state === "offered" || state === "approved")) {
     const form = element("form", undefined, { class: "approve-form" });
     const cap = element("input", undefined, { class: "approve-cap", inputmode: "decimal", autocomplete: "off",
-      value: series.cap || series.amount, "aria-label": t("cap") });
+      value: typedAmount(series.cap || series.amount), "aria-label": t("cap") });
     form.append(element("label", t("cap")), cap);
     let named = null;
     if (!isPaired(series.peer) && state === "offered") {
