@@ -14,6 +14,7 @@ WORK/screenshots/."""
 import http.client
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -636,23 +637,27 @@ def security():
         connection.close()
         check(code == 401, f"{method} {path} without a credential: 401 (got {code})")
     # With a display, `interpay web` hands xdg-open a page only the user may read, never the URL with its code.
+    # The stub and the page it is handed live in one directory, removed however the check ends.
     stub = tempfile.mkdtemp(prefix="xdg-open.")
-    with open(os.path.join(stub, "xdg-open"), "w") as file:
-        file.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/argv"\n')
-    os.chmod(os.path.join(stub, "xdg-open"), 0o755)
-    environment = dict(os.environ, PATH=stub + ":" + os.environ.get("PATH", ""), DISPLAY=":99",
-                       XDG_RUNTIME_DIR=stub)
-    subprocess.run([cli, "web", "--socket", socket], env=environment, capture_output=True, timeout=10)
-    deadline = time.time() + 10
-    while not os.path.exists(os.path.join(stub, "argv")) and time.time() < deadline:
-        time.sleep(0.1)
-    with open(os.path.join(stub, "argv")) as file:
-        opened = file.read().strip()
-    page = open(opened).read() if os.path.isfile(opened) else ""
-    check("code=" not in opened and "login?code=" in page
-          and stat.S_IMODE(os.stat(opened).st_mode) == 0o600
-          and stat.S_IMODE(os.stat(os.path.dirname(opened)).st_mode) == 0o700,
-          f"xdg-open gets a page of mode 0600 in a 0700 directory, not the login URL ({opened})")
+    try:
+        with open(os.path.join(stub, "xdg-open"), "w") as file:
+            file.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/argv"\n')
+        os.chmod(os.path.join(stub, "xdg-open"), 0o755)
+        environment = dict(os.environ, PATH=stub + ":" + os.environ.get("PATH", ""), DISPLAY=":99",
+                           XDG_RUNTIME_DIR=stub)
+        subprocess.run([cli, "web", "--socket", socket], env=environment, capture_output=True, timeout=10)
+        deadline = time.time() + 10
+        while not os.path.exists(os.path.join(stub, "argv")) and time.time() < deadline:
+            time.sleep(0.1)
+        with open(os.path.join(stub, "argv")) as file:
+            opened = file.read().strip()
+        page = open(opened).read() if os.path.isfile(opened) else ""
+        check("code=" not in opened and "login?code=" in page
+              and stat.S_IMODE(os.stat(opened).st_mode) == 0o600
+              and stat.S_IMODE(os.stat(os.path.dirname(opened)).st_mode) == 0o700,
+              f"xdg-open gets a page of mode 0600 in a 0700 directory, not the login URL ({opened})")
+    finally:
+        shutil.rmtree(stub, ignore_errors=True)
     code, _, body = request(base + "/api/status", headers={"Authorization": f"Bearer {token}"})
     check(code == 200 and json.loads(body) == {**status, "uptimeSeconds": json.loads(body)["uptimeSeconds"]},
           "GET /api/status with the token answers what interpay status --json answers")
